@@ -1,6 +1,5 @@
 //! phpclaw: phpClaw's tool layer as a native PHP extension.
 
-
 pub mod core;
 
 #[cfg(feature = "php")]

@@ -16,8 +16,23 @@
 
 /// File extensions whose files hold keys, certificates, databases or password stores.
 pub const EXTENSIONS: &[&str] = &[
-    "env", "key", "pem", "crt", "p12", "pfx", "cer", "der", "jks", "keystore", "truststore",
-    "sqlite", "sqlite3", "db", "mdb", "kdbx", "kwallet",
+    "env",
+    "key",
+    "pem",
+    "crt",
+    "p12",
+    "pfx",
+    "cer",
+    "der",
+    "jks",
+    "keystore",
+    "truststore",
+    "sqlite",
+    "sqlite3",
+    "db",
+    "mdb",
+    "kdbx",
+    "kwallet",
 ];
 
 /// File names that hold credentials or server configuration.
@@ -80,8 +95,17 @@ pub const EDIT_FILENAMES: &[&str] = &[
 
 /// Directories whose contents are secrets or platform internals, matched as path segments.
 pub const SECURITY_DIRS: &[&str] = &[
-    ".git", ".ssh", ".gnupg", ".aws", ".azure", ".gcloud", ".kube", ".docker", ".config",
-    "wp-admin", "wp-includes",
+    ".git",
+    ".ssh",
+    ".gnupg",
+    ".aws",
+    ".azure",
+    ".gcloud",
+    ".kube",
+    ".docker",
+    ".config",
+    "wp-admin",
+    "wp-includes",
 ];
 
 /// Dependency folders skipped by searches and listings (noise, not secrets).

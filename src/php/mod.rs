@@ -1,0 +1,71 @@
+//! The PHP bindings: declare phpClaw's symbols, convert values once, call the core.
+
+use ext_php_rs::prelude::*;
+use ext_php_rs::zend::ModuleEntry;
+use ext_php_rs::{info_table_end, info_table_row, info_table_start};
+use std::sync::atomic::{AtomicBool, Ordering};
+
+mod contracts;
+mod encode;
+mod exceptions;
+mod lifecycle;
+mod routing_metadata;
+mod zend;
+
+/// Whether the lifecycle traits were registered (not when opcache.preload is set).
+static TRAITS_REGISTERED: AtomicBool = AtomicBool::new(false);
+
+/// Why the traits may be left to phpClaw's PHP files: PHP's preload step crashes on a class
+/// that uses an internal trait, so with `opcache.preload` set the native traits stay out of
+/// the way and phpClaw's own traits load as before.
+fn preload_configured() -> bool {
+    zend::startup_ini("opcache.preload").is_some_and(|v| !v.trim().is_empty())
+}
+
+fn register_all() -> ext_php_rs::error::Result<()> {
+    contracts::register()?;
+    exceptions::register()?;
+    routing_metadata::register()?;
+    let traits = !preload_configured();
+    if traits {
+        lifecycle::register()?;
+    }
+    TRAITS_REGISTERED.store(traits, Ordering::Release);
+    Ok(())
+}
+
+extern "C" fn startup(_ty: i32, _module_number: i32) -> i32 {
+    match register_all() {
+        Ok(()) => 0,
+        Err(e) => {
+            eprintln!("phpclaw: startup failed: {e}");
+            -1
+        }
+    }
+}
+
+extern "C" fn info(_module: *mut ModuleEntry) {
+    info_table_start!();
+    info_table_row!("phpclaw support", "enabled");
+    info_table_row!("Version", env!("CARGO_PKG_VERSION"));
+    info_table_row!("Built for", env!("PHPCLAW_BUILT_FOR_PHP"));
+    info_table_row!(
+        "Native lifecycle traits",
+        if TRAITS_REGISTERED.load(Ordering::Acquire) {
+            "registered (HasToolExecutionContract, HasCoreToolBinding)"
+        } else {
+            "not registered: opcache.preload is set, phpClaw's PHP traits are used"
+        }
+    );
+    info_table_row!("Native contracts", "ToolInterface, AuthorizableToolInterface, ToolRoutingInterface, MutatingToolInterface, PerInvocationMutabilityInterface, ConfigurableToolInterface, ResettableInterface, ToolAuthorizerInterface");
+    info_table_row!(
+        "Native classes",
+        "ToolRoutingMetadata, PhpClawException, ToolException, ShellDeniedException"
+    );
+    info_table_end!();
+}
+
+#[php_module]
+pub fn get_module(module: ModuleBuilder) -> ModuleBuilder {
+    module.startup_function(startup).info_function(info)
+}

@@ -1,0 +1,705 @@
+//! The one module that talks to the Zend engine below ext-php-rs's safe API: argument access,
+//! calls back into PHP objects, exceptions, typed properties, class lookup at startup.
+//! Every `unsafe` block in the bindings lives here.
+
+use std::ffi::{c_char, c_int, CString};
+use std::ptr;
+use std::sync::atomic::{AtomicPtr, Ordering};
+
+use ext_php_rs::boxed::ZBox;
+use ext_php_rs::convert::IntoZval;
+use ext_php_rs::ffi::{
+    self, zend_call_known_function, zend_class_entry, zend_function, zend_object, zend_string,
+    zend_throw_exception_object, zend_type, zval,
+};
+use ext_php_rs::types::{ZendHashTable, ZendObject, ZendStr, Zval};
+use ext_php_rs::zend::{ClassEntry, ExecuteData, ExecutorGlobals};
+
+extern "C" {
+    fn zend_declare_typed_property(
+        ce: *mut zend_class_entry,
+        name: *mut zend_string,
+        property: *mut zval,
+        access_type: c_int,
+        doc_comment: *mut zend_string,
+        ty: zend_type,
+    ) -> *mut ffi::zend_property_info;
+    fn zend_update_property_ex(
+        scope: *mut zend_class_entry,
+        object: *mut zend_object,
+        name: *mut zend_string,
+        value: *mut zval,
+    );
+    fn zend_read_property_ex(
+        scope: *mut zend_class_entry,
+        object: *mut zend_object,
+        name: *mut zend_string,
+        silent: bool,
+        rv: *mut zval,
+    ) -> *mut zval;
+    fn zend_argument_type_error(arg_num: u32, format: *const c_char, ...);
+    fn zend_zval_type_name(arg: *const zval) -> *const c_char;
+    fn zend_wrong_parameters_count_error();
+    fn cfg_get_entry(name: *const c_char, name_length: usize) -> *mut zval;
+    fn php_log_err_with_severity(message: *const c_char, syslog_type: c_int);
+}
+
+/// `ZEND_ACC_READONLY`: a property that can be initialised once, from its class scope.
+pub const ACC_READONLY: u32 = 1 << 7;
+/// `ZEND_ACC_STRICT_TYPES` on a function: its file declared strict_types=1.
+const ACC_STRICT_TYPES: u32 = 1 << 31;
+/// `MAY_BE_ARRAY` in a `zend_type` mask.
+pub const MAY_BE_ARRAY: u32 = 1 << 7;
+/// `LOG_NOTICE`, the severity PHP's `error_log()` uses for message type 0.
+const LOG_NOTICE: c_int = 5;
+
+/// A class entry registered at startup, kept for the life of the process (internal classes
+/// never move or die before module shutdown).
+pub struct ClassSlot(AtomicPtr<ClassEntry>);
+
+impl ClassSlot {
+    /// An empty slot, filled by the class's registration callback.
+    pub const fn new() -> Self {
+        Self(AtomicPtr::new(ptr::null_mut()))
+    }
+
+    /// Remember the class entry.
+    pub fn set(&self, ce: &'static mut ClassEntry) {
+        self.0.store(ce, Ordering::Release);
+    }
+
+    /// The class entry, if registered.
+    pub fn get(&self) -> Option<&'static ClassEntry> {
+        // SAFETY: only ever set from a `&'static mut ClassEntry` of an internal class.
+        unsafe { self.0.load(Ordering::Acquire).as_ref() }
+    }
+
+    /// The raw pointer, for engine calls that want a mutable class entry.
+    pub fn ptr(&self) -> *mut zend_class_entry {
+        self.0.load(Ordering::Acquire).cast()
+    }
+}
+
+extern "C" {
+    static spl_ce_RuntimeException: *mut zend_class_entry;
+    static php_json_exception_ce: *mut zend_class_entry;
+}
+
+/// `RuntimeException` (SPL is compiled into every PHP and starts before shared extensions).
+pub fn runtime_exception_ce() -> Option<&'static ClassEntry> {
+    // SAFETY: set by SPL's startup, which runs before any shared extension's.
+    unsafe { spl_ce_RuntimeException.cast::<ClassEntry>().as_ref() }
+}
+
+/// `JsonException` (ext/json is always compiled in).
+pub fn json_exception_ce() -> Option<&'static ClassEntry> {
+    // SAFETY: set by ext/json's startup.
+    unsafe { php_json_exception_ce.cast::<ClassEntry>().as_ref() }
+}
+
+/// The value of a php.ini directive as parsed at startup (php.ini, `-d`), before any module
+/// registered it: how the module learns about `opcache.preload` during its own startup.
+pub fn startup_ini(name: &str) -> Option<String> {
+    let cname = CString::new(name).ok()?;
+    // SAFETY: reads the engine's configuration hash, which is built before modules start.
+    let zv = unsafe { cfg_get_entry(cname.as_ptr(), name.len()).as_ref() }?;
+    // SAFETY: `zval` and `Zval` are the same type.
+    let zv: &Zval = unsafe { &*ptr::from_ref(zv).cast::<Zval>() };
+    zv.str().map(str::to_owned)
+}
+
+/// Declare a typed property on a class during startup (ext-php-rs declares untyped ones only).
+pub fn declare_typed_property(ce: &mut ClassEntry, name: &str, flags: u32, type_mask: u32) {
+    let name = ZendStr::new_interned(name, true).into_raw();
+    let mut default = Zval::new();
+    // SAFETY: a typed property without default is declared with an UNDEF value.
+    unsafe { (*ptr::from_mut(&mut default).cast::<zval>()).u1.type_info = ffi::IS_UNDEF };
+    let ty = zend_type {
+        ptr: ptr::null_mut(),
+        type_mask,
+    };
+    // SAFETY: called from a registration callback during startup; the name is a persistent
+    // interned string; an UNDEF default is what a typed property without default needs.
+    unsafe {
+        zend_declare_typed_property(
+            ptr::from_mut(ce).cast(),
+            name.cast(),
+            ptr::from_mut(&mut default).cast(),
+            flags as c_int,
+            ptr::null_mut(),
+            ty,
+        );
+    }
+    std::mem::forget(default);
+}
+
+/// A method handler's view of its call frame.
+pub struct Frame<'a> {
+    ex: &'a mut ExecuteData,
+}
+
+impl<'a> Frame<'a> {
+    /// Wrap the frame the engine handed to a native method.
+    pub fn new(ex: &'a mut ExecuteData) -> Self {
+        Self { ex }
+    }
+
+    /// Number of arguments actually passed.
+    pub fn num_args(&self) -> usize {
+        // SAFETY: every member of the `u2` union is a u32.
+        unsafe { self.ex.This.u2.num_args as usize }
+    }
+
+    /// Check the argument count against `min..=max`, raising PHP's ArgumentCountError.
+    pub fn check_count(&self, min: usize, max: usize) -> bool {
+        let n = self.num_args();
+        if n < min || n > max {
+            // SAFETY: builds the standard message from the current frame.
+            unsafe { zend_wrong_parameters_count_error() };
+            return false;
+        }
+        true
+    }
+
+    /// Argument `n` (0-based), dereferenced; None when not passed.
+    pub fn arg(&self, n: usize) -> Option<&'a Zval> {
+        if n >= self.num_args() {
+            return None;
+        }
+        // SAFETY: n < num_args, so the slot is inside the frame, which outlives this handler.
+        let zv = unsafe { self.ex.zend_call_arg(n) }?;
+        let zv: &'a Zval = zv;
+        Some(zv.dereference())
+    }
+
+    /// `$this`, for an instance method.
+    pub fn this(&self) -> Option<&'a ZendObject> {
+        let this: *const Zval = &self.ex.This;
+        // SAFETY: the frame's `$this` outlives the handler.
+        unsafe { (*this).object() }
+    }
+
+    /// The class the running method belongs to: for a trait method, the class that used it.
+    /// Private properties a trait declares are scoped to that class.
+    pub fn scope(&self) -> *mut zend_class_entry {
+        // SAFETY: a running frame always has its function.
+        unsafe {
+            self.ex
+                .func
+                .as_ref()
+                .map_or(ptr::null_mut(), |f| f.common.scope)
+        }
+    }
+
+    /// Whether the caller declared strict_types (PHP's `ZEND_ARG_USES_STRICT_TYPES`).
+    pub fn strict(&self) -> bool {
+        // SAFETY: the previous frame, when present, is live while this one runs.
+        unsafe {
+            self.ex
+                .prev_execute_data
+                .as_ref()
+                .and_then(|prev| prev.func.as_ref())
+                .is_some_and(|f| f.common.fn_flags & ACC_STRICT_TYPES != 0)
+        }
+    }
+
+    /// Argument `n` that must be an array, or a pending TypeError.
+    pub fn array(&self, n: usize) -> Option<&'a Zval> {
+        let zv = self.arg(n)?;
+        if zv.is_array() {
+            Some(zv)
+        } else {
+            type_error(n, "array", zv);
+            None
+        }
+    }
+
+    /// Argument `n` that must be an int (PHP's coercion in weak mode), or a pending TypeError.
+    pub fn long(&self, n: usize) -> Option<i64> {
+        let zv = self.arg(n)?;
+        if let Some(v) = zv.long() {
+            return Some(v);
+        }
+        if !self.strict() && !zv.is_null() && !zv.is_array() && !zv.is_object() {
+            if let Some(d) = zv.double() {
+                if d.fract() == 0.0
+                    && d >= -9.223_372_036_854_776e18
+                    && d < 9.223_372_036_854_776e18
+                {
+                    return Some(d as i64);
+                }
+            } else if let Some(b) = zv.bool() {
+                return Some(i64::from(b));
+            } else if let Some(s) = zv.str() {
+                if let Ok(v) = s.trim_start().parse::<i64>() {
+                    return Some(v);
+                }
+            }
+        }
+        type_error(n, "int", zv);
+        None
+    }
+
+    /// Argument `n` that must be a string (weak mode coerces scalars), or a pending TypeError.
+    pub fn string(&self, n: usize) -> Option<Vec<u8>> {
+        let zv = self.arg(n)?;
+        if let Some(s) = zv.zend_str() {
+            return Some(s.as_bytes().to_vec());
+        }
+        if !self.strict() && (zv.is_long() || zv.is_double() || zv.is_bool()) {
+            return zv.coerce_to_string().map(String::into_bytes);
+        }
+        type_error(n, "string", zv);
+        None
+    }
+
+    /// Argument `n` that must be an object of `ce` (or null when `nullable`).
+    pub fn object_of(
+        &self,
+        n: usize,
+        ce: &ClassEntry,
+        nullable: bool,
+    ) -> Option<Option<&'a ZendObject>> {
+        let zv = self.arg(n)?;
+        if nullable && zv.is_null() {
+            return Some(None);
+        }
+        if let Some(obj) = zv.object() {
+            if obj.instance_of(ce) {
+                return Some(Some(obj));
+            }
+        }
+        let name = ce.name().unwrap_or("object");
+        let expected = if nullable {
+            format!("?{name}")
+        } else {
+            name.to_owned()
+        };
+        type_error(n, &expected, zv);
+        None
+    }
+}
+
+/// Raise PHP's standard TypeError for argument `n` (0-based) of the running function.
+pub fn type_error(n: usize, expected: &str, given: &Zval) {
+    let fmt = CString::new(format!(
+        "must be of type {}, %s given",
+        expected.replace('%', "%%")
+    ))
+    .unwrap_or_default();
+    // SAFETY: the format has exactly one %s, fed the engine's own type name.
+    unsafe {
+        zend_argument_type_error(
+            (n + 1) as u32,
+            fmt.as_ptr(),
+            zend_zval_type_name(ptr::from_ref(given).cast()),
+        );
+    }
+}
+
+/// A PHP exception object taken from the engine, owned until it is thrown again.
+pub struct Thrown(ZBox<ZendObject>);
+
+impl Thrown {
+    /// Take the pending exception, if any.
+    pub fn take() -> Option<Self> {
+        ExecutorGlobals::take_exception().map(Self)
+    }
+
+    /// The exception object.
+    pub fn object(&self) -> &ZendObject {
+        &self.0
+    }
+
+    /// Throw it again: the same object, so its file, line and trace are unchanged.
+    pub fn rethrow(self) {
+        throw_zval(owned_object_zval(self.0));
+    }
+
+    /// Wrap an object the caller owns (e.g. an argument) without taking it from the engine.
+    pub fn from_object(obj: &ZendObject) -> Self {
+        let raw: *mut zend_object = ptr::from_ref(obj).cast_mut().cast();
+        // SAFETY: a live refcounted object; the box owns the reference added here.
+        unsafe {
+            (*raw).gc.refcount += 1;
+            Self(ZBox::from_raw(raw.cast()))
+        }
+    }
+}
+
+/// A zval that takes over the reference an owned object box holds.
+pub fn owned_object_zval(obj: ZBox<ZendObject>) -> Zval {
+    let mut zv = Zval::new();
+    // Moving an owned object into a zval cannot fail.
+    let _ = obj.set_zval(&mut zv, false);
+    zv
+}
+
+fn throw_zval(zv: Zval) {
+    let mut zv = std::mem::ManuallyDrop::new(zv);
+    // SAFETY: the engine takes over the object reference held by `zv`.
+    unsafe { zend_throw_exception_object(ptr::from_mut(&mut *zv).cast()) };
+}
+
+/// The call ended with an exception pending in the engine.
+#[derive(Debug)]
+pub struct Pending;
+
+/// Whether an exception is pending.
+pub fn pending() -> bool {
+    ExecutorGlobals::has_exception()
+}
+
+/// A zval holding a new reference to `obj` (`ZVAL_OBJ_COPY`).
+pub fn object_zval(obj: &ZendObject) -> Zval {
+    let raw: *mut zend_object = ptr::from_ref(obj).cast_mut().cast();
+    let mut zv = Zval::new();
+    let out: *mut zval = ptr::from_mut(&mut zv).cast();
+    // SAFETY: a live, refcounted object; the new zval owns the reference it adds.
+    unsafe {
+        (*raw).gc.refcount += 1;
+        (*out).value.obj = raw;
+        (*out).u1.type_info = IS_OBJECT_EX;
+    }
+    zv
+}
+
+/// `IS_OBJECT_EX`: object type with the refcounted and collectable flags.
+const IS_OBJECT_EX: u32 = ffi::IS_OBJECT | (1 << 8) | (1 << 9);
+
+/// Call `$obj->name(...args)` through the engine: the lookup goes through the object's own
+/// class, so a PHP override wins, and visibility is not checked (protected methods work).
+pub fn call_method(obj: &ZendObject, name: &str, args: &mut [Zval]) -> Result<Zval, Pending> {
+    let lc = name.to_ascii_lowercase();
+    // SAFETY: `obj.ce` is the object's live class; the table holds `zend_function` pointers.
+    let func = unsafe {
+        ffi::zend_hash_str_find_ptr_lc(
+            &raw const (*obj.ce).function_table,
+            lc.as_ptr().cast(),
+            lc.len(),
+        )
+    }
+    .cast::<zend_function>();
+    if func.is_null() {
+        let class = obj.get_class_name().unwrap_or_default();
+        throw_error(&format!("Call to undefined method {class}::{name}()"));
+        return Err(Pending);
+    }
+    let mut rv = Zval::new();
+    // SAFETY: the engine copies the arguments into the new frame; we keep ownership of ours.
+    unsafe {
+        zend_call_known_function(
+            func,
+            ptr::from_ref(obj).cast_mut().cast(),
+            obj.ce,
+            ptr::from_mut(&mut rv).cast(),
+            args.len() as u32,
+            args.as_mut_ptr().cast(),
+            ptr::null_mut(),
+        );
+    }
+    if pending() {
+        return Err(Pending);
+    }
+    Ok(rv)
+}
+
+/// A new reference to the same value (refcount +1).
+pub fn share(zv: &Zval) -> Zval {
+    zv.shallow_clone()
+}
+
+/// A string zval from bytes.
+pub fn bytes_zval(bytes: &[u8]) -> Zval {
+    let mut zv = Zval::new();
+    zv.set_zend_string(ZendStr::new(bytes, false));
+    zv
+}
+
+/// A string zval from text.
+pub fn str_zval(s: &str) -> Zval {
+    bytes_zval(s.as_bytes())
+}
+
+/// An array zval from (key, value) pairs with string keys, in order.
+pub fn assoc(pairs: Vec<(&str, Zval)>) -> Zval {
+    let mut ht = ZendHashTable::with_capacity(pairs.len() as u32);
+    for (k, v) in pairs {
+        // Inserting into a fresh array with string keys cannot fail.
+        let _ = ht.insert(k, v);
+    }
+    let mut zv = Zval::new();
+    zv.set_hashtable(ht);
+    zv
+}
+
+/// Read a property with the given scope (private trait properties need the using class).
+pub fn read_property(scope: *mut zend_class_entry, obj: &ZendObject, name: &str) -> Option<Zval> {
+    let name = ZendStr::new(name, false);
+    let mut rv = Zval::new();
+    // SAFETY: a live object and class; the property is read silently (no warning when absent).
+    let found = unsafe {
+        zend_read_property_ex(
+            scope,
+            ptr::from_ref(obj).cast_mut().cast(),
+            ptr::from_ref(&*name).cast_mut().cast(),
+            true,
+            ptr::from_mut(&mut rv).cast(),
+        )
+    };
+    if pending() {
+        return None;
+    }
+    // SAFETY: the engine returns either `rv` or a pointer into the object's property table.
+    let found = unsafe { found.cast::<Zval>().as_ref() }?;
+    Some(found.dereference().shallow_clone())
+}
+
+/// Write a property with the given scope (which also lets a class initialise its readonly
+/// properties).
+pub fn write_property(
+    scope: *mut zend_class_entry,
+    obj: &ZendObject,
+    name: &str,
+    value: &mut Zval,
+) {
+    let name = ZendStr::new(name, false);
+    // SAFETY: a live object and class; the engine copies the value.
+    unsafe {
+        zend_update_property_ex(
+            scope,
+            ptr::from_ref(obj).cast_mut().cast(),
+            ptr::from_ref(&*name).cast_mut().cast(),
+            ptr::from_mut(value).cast(),
+        );
+    }
+}
+
+/// Instantiate `ce` and run its constructor with `args`; the new object, or a pending exception.
+pub fn instantiate(ce: &ClassEntry, args: &mut [Zval]) -> Result<ZBox<ZendObject>, Pending> {
+    let obj = ZendObject::new(ce);
+    call_method(&obj, "__construct", args)?;
+    Ok(obj)
+}
+
+/// Throw a new `ce` exception with a message, code and optional previous throwable.
+pub fn throw_new(ce: &ClassEntry, message: &str, code: i64, previous: Option<Thrown>) {
+    let prev = match previous {
+        Some(p) => owned_object_zval(p.0),
+        None => Zval::null(),
+    };
+    let mut code_zv = Zval::new();
+    code_zv.set_long(code);
+    let mut args = [str_zval(message), code_zv, prev];
+    if let Ok(obj) = instantiate(ce, &mut args) {
+        throw_zval(owned_object_zval(obj));
+    }
+}
+
+/// Throw PHP's `\Error` with a message.
+pub fn throw_error(message: &str) {
+    // SAFETY: zend_ce_error is set at engine startup.
+    if let Some(ce) = unsafe { ffi::zend_ce_error.cast::<ClassEntry>().as_ref() } {
+        throw_new(ce, message, 0, None);
+    }
+}
+
+/// Write a line to PHP's error log exactly as `error_log($message)` does.
+pub fn error_log(message: &[u8]) {
+    let cleaned: Vec<u8> = message.iter().copied().filter(|&b| b != 0).collect();
+    if let Ok(c) = CString::new(cleaned) {
+        // SAFETY: a valid C string; PHP routes it to the configured error log.
+        unsafe { php_log_err_with_severity(c.as_ptr(), LOG_NOTICE) };
+    }
+}
+
+/// Move every method of an internal trait into a zeroed block the size of a full
+/// `zend_function`: when PHP copies a trait method under a renamed alias it copies that many
+/// bytes, which would read past the end of an internal function's smaller allocation.
+pub fn pad_trait_methods(ce: &mut ClassEntry) {
+    let size = std::mem::size_of::<zend_function>();
+    let internal = std::mem::size_of::<ffi::zend_internal_function>();
+    let table: *mut ffi::HashTable = &raw mut ce.function_table;
+    // SAFETY: startup, single-threaded; each bucket holds a malloc'ed internal function that
+    // the engine frees with `free()` at shutdown, which is what we allocate with too.
+    unsafe {
+        let ht = &mut *table;
+        for i in 0..ht.nNumUsed as usize {
+            let bucket = ht.__bindgen_anon_1.arData.add(i);
+            let val = &mut (*bucket).val;
+            if val.u1.type_info & 0xff != ffi::IS_PTR as u32 {
+                continue;
+            }
+            let old = val.value.ptr.cast::<u8>();
+            let new = libc_calloc(1, size).cast::<u8>();
+            if new.is_null() {
+                continue;
+            }
+            ptr::copy_nonoverlapping(old, new, internal);
+            val.value.ptr = new.cast();
+            libc_free(old.cast());
+        }
+    }
+}
+
+extern "C" {
+    #[link_name = "calloc"]
+    fn libc_calloc(n: usize, size: usize) -> *mut std::ffi::c_void;
+    #[link_name = "free"]
+    fn libc_free(p: *mut std::ffi::c_void);
+}
+
+/// An array key exactly as PHP stores it: an integer, or a byte string.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Key<'a> {
+    /// An integer key.
+    Int(i64),
+    /// A string key (bytes, not necessarily UTF-8).
+    Str(&'a [u8]),
+}
+
+const HASH_FLAG_PACKED: u32 = 1 << 2;
+
+/// Visit every live entry of a PHP array in order, with its exact key, dereferencing
+/// indirect slots. Stops early when `f` returns false.
+pub fn for_each_entry<'a>(ht: &'a ZendHashTable, mut f: impl FnMut(Key<'a>, &'a Zval) -> bool) {
+    let raw: *const ffi::HashTable = ptr::from_ref(ht).cast();
+    // SAFETY: a live array; we read `nNumUsed` slots of the storage its flags say it uses,
+    // skipping holes (UNDEF), exactly as the engine's own foreach does.
+    unsafe {
+        let ht = &*raw;
+        let used = ht.nNumUsed as usize;
+        if ht.u.flags & HASH_FLAG_PACKED != 0 {
+            let data = ht.__bindgen_anon_1.arPacked;
+            for i in 0..used {
+                let zv = &*data.add(i).cast::<Zval>();
+                if let Some(zv) = live(zv) {
+                    if !f(Key::Int(i as i64), zv) {
+                        return;
+                    }
+                }
+            }
+        } else {
+            let data = ht.__bindgen_anon_1.arData;
+            for i in 0..used {
+                let bucket = &*data.add(i);
+                let zv = &*ptr::from_ref(&bucket.val).cast::<Zval>();
+                let Some(zv) = live(zv) else { continue };
+                let key = match bucket.key.cast::<ZendStr>().as_ref() {
+                    Some(s) => Key::Str(s.as_bytes()),
+                    None => Key::Int(bucket.h as i64),
+                };
+                if !f(key, zv) {
+                    return;
+                }
+            }
+        }
+    }
+}
+
+fn live(zv: &Zval) -> Option<&Zval> {
+    let raw: *const zval = ptr::from_ref(zv).cast();
+    // SAFETY: reading the type byte and, for INDIRECT, the pointer it holds.
+    unsafe {
+        match (*raw).u1.type_info & 0xff {
+            t if t == ffi::IS_UNDEF => None,
+            t if t == ffi::IS_INDIRECT => {
+                let inner = (*raw).value.zv.cast::<Zval>().as_ref()?;
+                if (*ptr::from_ref(inner).cast::<zval>()).u1.type_info & 0xff == ffi::IS_UNDEF {
+                    None
+                } else {
+                    Some(inner.dereference())
+                }
+            }
+            _ => Some(zv.dereference()),
+        }
+    }
+}
+
+/// Look a key up in a PHP array.
+pub fn get<'a>(ht: &'a ZendHashTable, key: &str) -> Option<&'a Zval> {
+    let zv = ht.get(key)?;
+    Some(zv.dereference())
+}
+
+/// Set `key` in an array, keeping PHP's key semantics (a string key that is a canonical
+/// integer is stored as that integer).
+pub fn set(ht: &mut ZendHashTable, key: Key<'_>, value: Zval) {
+    let value = std::mem::ManuallyDrop::new(value);
+    let raw: *mut ffi::HashTable = ptr::from_mut(ht).cast();
+    let val: *mut zval = ptr::from_ref(&*value).cast_mut().cast();
+    // SAFETY: the array owns the value afterwards (update takes it without copying).
+    unsafe {
+        match key {
+            Key::Int(i) => {
+                ffi::zend_hash_index_update(raw, i as u64, val);
+            }
+            Key::Str(bytes) => match canonical_int(bytes) {
+                Some(i) => {
+                    ffi::zend_hash_index_update(raw, i as u64, val);
+                }
+                None => {
+                    let k = ZendStr::new(bytes, false);
+                    ffi::zend_hash_update(raw, ptr::from_ref(&*k).cast_mut().cast(), val);
+                }
+            },
+        }
+    }
+}
+
+/// Append to an array at its next free integer index.
+pub fn push(ht: &mut ZendHashTable, value: Zval) {
+    let value = std::mem::ManuallyDrop::new(value);
+    let raw: *mut ffi::HashTable = ptr::from_mut(ht).cast();
+    // SAFETY: the array owns the value afterwards.
+    unsafe {
+        ffi::zend_hash_next_index_insert(raw, ptr::from_ref(&*value).cast_mut().cast());
+    }
+}
+
+/// PHP's numeric-string key rule (`ZEND_HANDLE_NUMERIC_STR`): "6" and "-3" are integer keys,
+/// "06", "+1", "-0", " 1" and anything out of range stay strings.
+pub fn canonical_int(bytes: &[u8]) -> Option<i64> {
+    let digits = bytes.strip_prefix(b"-").unwrap_or(bytes);
+    if digits.is_empty() || digits.len() > 20 || !digits.iter().all(u8::is_ascii_digit) {
+        return None;
+    }
+    if (digits[0] == b'0' && digits.len() > 1) || bytes == b"-0" {
+        return None;
+    }
+    std::str::from_utf8(bytes).ok()?.parse::<i64>().ok()
+}
+
+/// A new array zval built by `f`.
+pub fn build_array(capacity: u32, f: impl FnOnce(&mut ZendHashTable)) -> Zval {
+    let mut ht = ZendHashTable::with_capacity(capacity);
+    f(&mut ht);
+    let mut zv = Zval::new();
+    zv.set_hashtable(ht);
+    zv
+}
+
+/// The `Throwable` interface.
+pub fn throwable_ce() -> Option<&'static ClassEntry> {
+    // SAFETY: set at engine startup.
+    unsafe { ffi::zend_ce_throwable.cast::<ClassEntry>().as_ref() }
+}
+
+/// Call a PHP function by name (used for the few engine services without a C entry point
+/// we can reach, e.g. `json_encode` as a fallback for objects).
+pub fn call_function(name: &str, args: &mut [Zval]) -> Result<Zval, Pending> {
+    let mut callable = Zval::new();
+    let _ = callable.set_string(name, false);
+    let Ok(f) = ext_php_rs::types::ZendCallable::new(&callable) else {
+        throw_error(&format!("Call to undefined function {name}()"));
+        return Err(Pending);
+    };
+    let params: Vec<&dyn ext_php_rs::convert::IntoZvalDyn> = args
+        .iter()
+        .map(|a| a as &dyn ext_php_rs::convert::IntoZvalDyn)
+        .collect();
+    match f.try_call(params) {
+        Ok(v) if !pending() => Ok(v),
+        _ => Err(Pending),
+    }
+}
