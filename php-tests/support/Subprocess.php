@@ -1,0 +1,56 @@
+<?php
+
+declare(strict_types=1);
+
+namespace PhpClawTests\Support;
+
+/** Runs a child PHP process and captures its exit code and output. */
+final class Subprocess
+{
+    /**
+     * @param list<string> $args arguments after the php binary (ini flags, script, …)
+     * @return array{code: int, stdout: string, stderr: string}
+     */
+    public static function php(array $args, ?string $stdin = null): array
+    {
+        $cmd = array_merge([PHP_BINARY], $args);
+        $pipes = [];
+        $proc = proc_open($cmd, [0 => ['pipe', 'r'], 1 => ['pipe', 'w'], 2 => ['pipe', 'w']], $pipes);
+        if (!is_resource($proc)) {
+            throw new \RuntimeException('cannot start ' . PHP_BINARY);
+        }
+        fwrite($pipes[0], $stdin ?? '');
+        fclose($pipes[0]);
+        $stdout = stream_get_contents($pipes[1]);
+        $stderr = stream_get_contents($pipes[2]);
+        fclose($pipes[1]);
+        fclose($pipes[2]);
+        $code = proc_close($proc);
+
+        return ['code' => $code, 'stdout' => (string) $stdout, 'stderr' => (string) $stderr];
+    }
+
+    /**
+     * Run PHP code in a child that loads the module under test (with -n: no php.ini).
+     *
+     * @param list<string> $ini extra -d settings
+     * @return array{code: int, stdout: string, stderr: string}
+     */
+    public static function withModule(string $code, array $ini = []): array
+    {
+        $file = tempnam(sys_get_temp_dir(), 'phpclaw-child-');
+        file_put_contents($file, $code);
+        try {
+            $args = ['-n', '-d', 'extension=' . PHPCLAW_MODULE, '-d', 'display_errors=stderr', '-d', 'error_reporting=-1'];
+            foreach ($ini as $setting) {
+                $args[] = '-d';
+                $args[] = $setting;
+            }
+            $args[] = $file;
+
+            return self::php($args);
+        } finally {
+            unlink($file);
+        }
+    }
+}

@@ -1,0 +1,366 @@
+<?php
+
+/**
+ * IDE and static-analysis stubs for the phpclaw native extension.
+ *
+ * Every symbol below is registered by the extension itself (`extension=phpclaw`); this file is
+ * never loaded at runtime. php-tests/StubsTest.php keeps it in step with the module.
+ *
+ * @generated-by hand, checked by php-tests/StubsTest.php
+ */
+
+namespace PhpClaw\Exceptions {
+
+    /** Base class of every exception phpClaw throws. */
+    class PhpClawException extends \RuntimeException
+    {
+    }
+
+    /** A tool execution failed; with a previous exception it counts as retryable infrastructure. */
+    class ToolException extends PhpClawException
+    {
+    }
+
+    /** ShellTool refused a command. */
+    final class ShellDeniedException extends ToolException
+    {
+    }
+}
+
+namespace PhpClaw\Tools {
+
+    /** Routing signals a tool advertises so the router ranks it by intent and domain. */
+    final class ToolRoutingMetadata
+    {
+        /** Broad subject areas the tool belongs to (weight 8). */
+        public readonly array $domains;
+
+        /** Narrow keywords a user is likely to type (weight 4). */
+        public readonly array $tags;
+
+        /** Verb phrases describing what the tool does (weight 16). */
+        public readonly array $intents;
+
+        /** Short example requests the tool answers well (weight 2). */
+        public readonly array $examples;
+
+        /** Store the four signal lists; each defaults to an empty list. */
+        public function __construct(array $domains = [], array $tags = [], array $intents = [], array $examples = [])
+        {
+        }
+
+        /** A new instance carrying no signal. */
+        public static function empty(): ToolRoutingMetadata
+        {
+        }
+
+        /** Whether all four signal lists are empty. */
+        public function isEmpty(): bool
+        {
+        }
+    }
+}
+
+namespace PhpClaw\Tools\Contracts {
+
+    use PhpClaw\Tools\ToolRoutingMetadata;
+
+    /** A capability the agent can call. */
+    interface ToolInterface
+    {
+        /** The unique snake_case name the model calls. */
+        public function name(): string;
+
+        /** The description the model reads to choose the tool. */
+        public function description(): string;
+
+        /** The JSON schema of the tool's input. */
+        public function inputSchema(): array;
+
+        /** Run the tool and return the JSON string the model receives. */
+        public function execute(array $input): string;
+    }
+
+    /** Decides whether the current caller may use core's tools. */
+    interface ToolAuthorizerInterface
+    {
+        /** The capability every core tool requires. */
+        public const CAPABILITY = 'phpclaw_use_tools';
+
+        /** Whether the current caller holds the capability. */
+        public function allows(): bool;
+
+        /** Whether the request came through the platform's console. */
+        public function runningInConsole(): bool;
+    }
+
+    /** A tool that accepts an authorizer (core-style tools). */
+    interface AuthorizableToolInterface
+    {
+        /** Bind the authorizer to consult, or null to allow every caller. */
+        public function withAuthorizer(?ToolAuthorizerInterface $authorizer): void;
+    }
+
+    /** A tool the router can rank and offer. */
+    interface ToolRoutingInterface
+    {
+        /** Whether the tool may be offered to the model for the current caller. */
+        public function isEligibleForRouting(): bool;
+
+        /** The routing signals of this tool. */
+        public function routingMetadata(): ToolRoutingMetadata;
+    }
+
+    /** Marker: the tool always changes state, so an approval gate asks first. */
+    interface MutatingToolInterface
+    {
+    }
+
+    /** The tool decides per call whether it changes state. */
+    interface PerInvocationMutabilityInterface
+    {
+        /** Whether this input would change state (true when unsure). */
+        public function isMutating(array $input): bool;
+    }
+
+    /** A tool that needs runtime configuration. */
+    interface ConfigurableToolInterface extends ToolInterface
+    {
+        /** The settings fields an admin screen renders. */
+        public static function settingsFields(): array;
+
+        /** Apply a configuration array. */
+        public function configure(array $config): void;
+
+        /** Whether the tool has the configuration it needs. */
+        public function isConfigured(): bool;
+    }
+
+    /** A tool holding per-run state. */
+    interface ResettableInterface
+    {
+        /** Forget the per-run state. */
+        public function reset(): void;
+    }
+}
+
+namespace PhpClaw\Tools\Concerns {
+
+    use PhpClaw\Exceptions\ToolException;
+    use PhpClaw\Tools\Contracts\ToolAuthorizerInterface;
+
+    /**
+     * The tool lifecycle (plan, perform, verify, complete, recover) and its helpers; native
+     * unless opcache.preload is set.
+     */
+    trait HasToolExecutionContract
+    {
+        /** Authorise, normalise and validate: ['input' => array, 'result' => ?string]. */
+        abstract protected function plan(array $input): array;
+
+        /** Do the work and return the raw execution. */
+        abstract protected function perform(array $input): array;
+
+        /** Check the raw execution: ['result' => null] to continue, or a finished result. */
+        abstract protected function verify(array $execution, array $input): array;
+
+        /** Build the envelope the model receives. */
+        abstract protected function complete(array $execution, array $input): string;
+
+        /** Run plan, perform, verify and complete, recovering ToolExceptions. */
+        public function execute(array $input): string
+        {
+        }
+
+        /** How many times a tool failure may be retried (1 here). */
+        protected function maxRecoveryAttempts(): int
+        {
+        }
+
+        /** The short class name used in log lines. */
+        protected function toolLabel(): string
+        {
+        }
+
+        /** Null when the caller may act, else a FORBIDDEN envelope naming the capability. */
+        protected function guardCapability(string $subject): ?string
+        {
+        }
+
+        /** Null when every input key is allowed (strict comparison), else UNKNOWN_ARGUMENT. */
+        protected function rejectUnknownArguments(array $input, array $allowed): ?string
+        {
+        }
+
+        /** Null when limit/offset are in range, else INVALID_LIMIT or INVALID_OFFSET. */
+        protected function validatePaging(array $input, int $maxLimit, int $maxOffset): ?string
+        {
+        }
+
+        /** Retry a retryable failure (['result' => null]) or rethrow it. */
+        protected function recover(ToolException $exception, int $attempt): array
+        {
+        }
+
+        /** Whether a failure is retryable infrastructure: it has a previous exception. */
+        protected function isRetryableInfrastructureFailure(ToolException $exception): bool
+        {
+        }
+
+        /** The success envelope. */
+        protected function success(array $data, array $meta, array $warnings = []): string
+        {
+        }
+
+        /** The error envelope; $context is merged into "error" as array_merge does. */
+        protected function error(string $code, string $message, array $context = []): string
+        {
+        }
+
+        /** JSON-encode an envelope, HTML entities decoded in every string value. */
+        protected function encodeResult(array $result): string
+        {
+        }
+
+        /** html_entity_decode over every string value, keys kept. */
+        private static function decodeEntitiesRecursively(mixed $value): mixed
+        {
+        }
+
+        /** Worked example prompts; none by default. */
+        public static function examples(): array
+        {
+        }
+
+        /** Write "phpClaw <Label> execution failed: <message>" to the error log. */
+        protected function logExecutionError(\Throwable $exception): void
+        {
+        }
+
+        /** The platform capability this tool requires. */
+        abstract public function requiredCapability(): string;
+
+        /** Whether the request came through the platform's console. */
+        abstract protected function runningInConsole(): bool;
+
+        /** Whether the current caller holds a platform capability. */
+        abstract protected function callerHasCapability(string $capability): bool;
+    }
+
+    /**
+     * Core's binding of the lifecycle: capability from the bound authorizer, no retries,
+     * verbatim encoding; native unless opcache.preload is set.
+     */
+    trait HasCoreToolBinding
+    {
+        /** The authorizer withAuthorizer() bound, or null. */
+        private $authorizer = null;
+
+        /** Authorise, normalise and validate: ['input' => array, 'result' => ?string]. */
+        abstract protected function plan(array $input): array;
+
+        /** Do the work and return the raw execution. */
+        abstract protected function perform(array $input): array;
+
+        /** Check the raw execution: ['result' => null] to continue, or a finished result. */
+        abstract protected function verify(array $execution, array $input): array;
+
+        /** Build the envelope the model receives. */
+        abstract protected function complete(array $execution, array $input): string;
+
+        /** Run plan, perform, verify and complete, recovering ToolExceptions. */
+        public function execute(array $input): string
+        {
+        }
+
+        /** How many times a tool failure may be retried (0 for core). */
+        protected function maxRecoveryAttempts(): int
+        {
+        }
+
+        /** The short class name used in log lines. */
+        protected function toolLabel(): string
+        {
+        }
+
+        /** Null when the caller may act, else a FORBIDDEN envelope naming the missing caller. */
+        protected function guardCapability(string $subject): ?string
+        {
+        }
+
+        /** Null when every input key is allowed (strict comparison), else UNKNOWN_ARGUMENT. */
+        protected function rejectUnknownArguments(array $input, array $allowed): ?string
+        {
+        }
+
+        /** Null when limit/offset are in range, else INVALID_LIMIT or INVALID_OFFSET. */
+        protected function validatePaging(array $input, int $maxLimit, int $maxOffset): ?string
+        {
+        }
+
+        /** Retry a retryable failure (['result' => null]) or rethrow it. */
+        protected function recover(ToolException $exception, int $attempt): array
+        {
+        }
+
+        /** Whether a failure is retryable infrastructure: it has a previous exception. */
+        protected function isRetryableInfrastructureFailure(ToolException $exception): bool
+        {
+        }
+
+        /** The success envelope. */
+        protected function success(array $data, array $meta, array $warnings = []): string
+        {
+        }
+
+        /** The error envelope; $context is merged into "error" as array_merge does. */
+        protected function error(string $code, string $message, array $context = []): string
+        {
+        }
+
+        /** JSON-encode an envelope verbatim (no entity decoding). */
+        protected function encodeResult(array $result): string
+        {
+        }
+
+        /** html_entity_decode over every string value, keys kept. */
+        private static function decodeEntitiesRecursively(mixed $value): mixed
+        {
+        }
+
+        /** Worked example prompts; none by default. */
+        public static function examples(): array
+        {
+        }
+
+        /** Write "phpClaw <Label> execution failed: <message>" to the error log. */
+        protected function logExecutionError(\Throwable $exception): void
+        {
+        }
+
+        /** Bind the authorizer to consult, or null to allow every caller. */
+        public function withAuthorizer(?ToolAuthorizerInterface $authorizer): void
+        {
+        }
+
+        /** Always ToolAuthorizerInterface::CAPABILITY. */
+        public function requiredCapability(): string
+        {
+        }
+
+        /** Offered to the model on the console or when the caller holds the capability. */
+        public function isEligibleForRouting(): bool
+        {
+        }
+
+        /** The authorizer's runningInConsole(); false without an authorizer. */
+        protected function runningInConsole(): bool
+        {
+        }
+
+        /** The authorizer's allows(); true without an authorizer. */
+        protected function callerHasCapability(string $capability): bool
+        {
+        }
+    }
+}
