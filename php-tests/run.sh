@@ -6,8 +6,11 @@
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(dirname "$here")
-module=${1:-$root/target/debug/libphpclaw.so}
-[ $# -gt 0 ] && shift
+module=$root/target/debug/libphpclaw.so
+case "${1:-}" in
+    ''|-*) ;;
+    *) module=$1; shift ;;
+esac
 if [ ! -f "$module" ]; then
     echo "run.sh: no module at $module (build it with: cargo build)" >&2
     exit 2
