@@ -9,20 +9,12 @@ use LogicException;
 use PhpClaw\Exceptions\PhpClawException;
 use PhpClaw\Exceptions\ShellDeniedException;
 use PhpClaw\Exceptions\ToolException;
+use PhpClawTests\Fixtures\AdapterToolException;
 use PhpClawTests\Support\Subprocess;
 use PHPUnit\Framework\TestCase;
 use ReflectionClass;
 use RuntimeException;
 use Throwable;
-
-/** A userland subclass, as adapters declare their own exceptions. */
-class AdapterToolException extends ToolException
-{
-    public function __construct(string $message, public readonly string $tool = 'x', ?Throwable $previous = null)
-    {
-        parent::__construct($message, 42, $previous);
-    }
-}
 
 /** phpClaw's three exception classes: hierarchy, the Exception state, userland subclasses. */
 final class ExceptionsTest extends TestCase

@@ -18,6 +18,7 @@ use PhpClaw\Tools\Contracts\AuthorizableToolInterface;
 use PhpClaw\Tools\Contracts\ToolAuthorizerInterface;
 use PhpClaw\Tools\Contracts\ToolInterface;
 use PhpClawTests\Fixtures\AcmePlatform;
+use PhpClawTests\Fixtures\AdapterToolException;
 use PhpClawTests\Fixtures\AcmeReportTool;
 use PhpClawTests\Fixtures\ChildCoreTool;
 use PhpClawTests\Fixtures\ContractTool;
