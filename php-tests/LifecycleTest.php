@@ -747,6 +747,43 @@ final class LifecycleTest extends TestCase
         self::assertTrue((new ReflectionMethod($tool, 'success'))->isInternal());
     }
 
+    public function testAliasesWithChangedVisibility(): void
+    {
+        $run = Subprocess::withModule('<?php
+            require ' . var_export(__DIR__ . '/fixtures/Tools.php', true) . ';
+            final class Aliased implements PhpClaw\Tools\Contracts\ToolInterface {
+                use PhpClawTests\Fixtures\Hooks, PhpClawTests\Fixtures\Steps, PhpClawTests\Fixtures\Platform;
+                use PhpClaw\Tools\Concerns\HasToolExecutionContract { success as public; execute as protected runTool; encodeResult as public encodePublic; }
+                public function run(array $i): string { return $this->runTool($i); }
+            }
+            $a = new Aliased;
+            echo $a->success(["a" => "&amp;"], []), "|", $a->run(["x" => 1]), "|", $a->encodePublic(["b" => "&lt;"]), "|",
+                (new ReflectionMethod("Aliased", "runTool"))->isProtected() ? "protected" : "public";');
+        self::assertSame(0, $run['code'], $run['stderr']);
+        self::assertSame('{"success":true,"data":{"a":"&"},"meta":[],"warnings":[]}|{"success":true,"data":{"echo":{"x":1}},"meta":{"mode":"test"},"warnings":[]}|{"b":"<"}|protected', $run['stdout']);
+    }
+
+    /**
+     * @group known-bug
+     */
+    public function testDecodeEntitiesRecursivelyOverrideIsUsedByEncodeResult(): void
+    {
+        // In phpClaw's trait encodeResult() calls self::decodeEntitiesRecursively(), so a class
+        // that declares its own (private static) version changes what the contract encodes.
+        $tool = new class () implements ToolInterface {
+            use \PhpClawTests\Fixtures\Hooks;
+            use HasToolExecutionContract;
+            use \PhpClawTests\Fixtures\Steps;
+            use \PhpClawTests\Fixtures\Platform;
+
+            private static function decodeEntitiesRecursively(mixed $value): mixed
+            {
+                return is_array($value) ? array_map(self::decodeEntitiesRecursively(...), $value) : (is_string($value) ? strtoupper($value) : $value);
+            }
+        };
+        self::assertSame('{"s":"&AMP;"}', $tool->call('encodeResult', ['s' => '&amp;']));
+    }
+
     public function testCoreOverridesOfThePlatformAnswersWin(): void
     {
         $tool = new HookedCoreTool();

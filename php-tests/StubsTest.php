@@ -87,7 +87,6 @@ final class StubsTest extends TestCase
     /** @return iterable<string, array{string}> */
     public function classNames(): iterable
     {
-        // The data provider runs before the bootstrap-independent helpers: list from the module.
         foreach ((new ReflectionExtension('phpclaw'))->getClassNames() as $name) {
             yield $name => [$name];
         }
