@@ -4,3 +4,4 @@
 //! call into this module, so all of it is built and tested with `cargo test --no-default-features`.
 
 pub mod security;
+pub mod value; pub mod json; pub mod entities;
