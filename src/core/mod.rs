@@ -5,3 +5,4 @@
 
 pub mod lifecycle;
 pub mod security;
+pub mod value; pub mod json; pub mod entities;
