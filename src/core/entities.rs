@@ -45,7 +45,9 @@ const NONCHAR_BLOCK: (u32, u32) = (0xFDD0, 0xFDEF);
 
 /// `true` when PHP decodes `&#<cp>;` under `ENT_HTML5`.
 pub fn numeric_allowed(cp: u32) -> bool {
-    NUMERIC_ALLOWED.iter().any(|&(lo, hi)| (lo..=hi).contains(&cp))
+    NUMERIC_ALLOWED
+        .iter()
+        .any(|&(lo, hi)| (lo..=hi).contains(&cp))
         && (cp & 0xFFFF) < 0xFFFE
         && !(NONCHAR_BLOCK.0..=NONCHAR_BLOCK.1).contains(&cp)
 }
@@ -169,7 +171,9 @@ fn parse_reference(input: &[u8], amp: usize) -> Result<(usize, Decoded), usize> 
         // Saturate like strtol: anything past U+10FFFF is refused anyway.
         let mut value: u64 = 0;
         while let Some(d) = (at(i) as char).to_digit(radix) {
-            value = value.saturating_mul(u64::from(radix)).saturating_add(u64::from(d));
+            value = value
+                .saturating_mul(u64::from(radix))
+                .saturating_add(u64::from(d));
             i += 1;
         }
         if at(i) != b';' {

@@ -525,7 +525,13 @@ mod tests {
         for (s, want) in cases {
             assert_eq!(enc(&Value::str(s)).as_deref(), Ok(*want), "{s:?}");
         }
-        for bad in [&b"\xff"[..], b"\xc3", b"\xed\xa0\x80", b"\xc0\xaf", b"\xf4\x90\x80\x80"] {
+        for bad in [
+            &b"\xff"[..],
+            b"\xc3",
+            b"\xed\xa0\x80",
+            b"\xc0\xaf",
+            b"\xf4\x90\x80\x80",
+        ] {
             assert_eq!(enc(&Value::str(bad)), Err(EncodeError::Utf8), "{bad:?}");
         }
     }
@@ -542,7 +548,10 @@ mod tests {
             (Value::Int(i64::MAX), "9223372036854775807"),
             (Value::list(Vec::<Value>::new()), "[]"),
             (Value::list([1, 2]), "[1,2]"),
-            (Value::from_pairs([(0, "a"), (2, "b")]), r#"{"0":"a","2":"b"}"#),
+            (
+                Value::from_pairs([(0, "a"), (2, "b")]),
+                r#"{"0":"a","2":"b"}"#,
+            ),
             (Value::from_pairs([(1, 1)]), r#"{"1":1}"#),
             (Value::from_pairs([("0", 1), ("1", 2)]), "[1,2]"),
             (Value::from_pairs([(-1, 1)]), r#"{"-1":1}"#),
@@ -588,10 +597,7 @@ mod tests {
             ..EncodeOptions::default()
         };
         assert!(to_vec(&Value::list([1]), opts).is_ok());
-        assert_eq!(
-            to_vec(&nest(2, Value::Null), opts),
-            Err(EncodeError::Depth)
-        );
+        assert_eq!(to_vec(&nest(2, Value::Null), opts), Err(EncodeError::Depth));
         // Far past the scan limit: still a depth error, and no stack overflow.
         assert_eq!(enc(&nest(5000, Value::Null)), Err(EncodeError::Depth));
     }
@@ -605,7 +611,11 @@ mod tests {
                 5,
                 "Malformed UTF-8 characters, possibly incorrectly encoded",
             ),
-            (EncodeError::InfOrNan, 7, "Inf and NaN cannot be JSON encoded"),
+            (
+                EncodeError::InfOrNan,
+                7,
+                "Inf and NaN cannot be JSON encoded",
+            ),
             (EncodeError::Unsupported, 8, "Type is not supported"),
         ];
         for (e, code, msg) in cases {
@@ -630,9 +640,13 @@ mod tests {
     fn decode_entities_applies_to_values_only() {
         let v = Value::from_pairs([
             ("&lt;k&gt;", Value::str("&lt;b&gt; &amp;amp; &#39;")),
-            ("n", Value::list([Value::str("&quot;x&quot;"), Value::Int(1)])),
+            (
+                "n",
+                Value::list([Value::str("&quot;x&quot;"), Value::Int(1)]),
+            ),
         ]);
-        let got = to_vec(&v, EncodeOptions::contract()).map(|b| String::from_utf8_lossy(&b).into_owned());
+        let got =
+            to_vec(&v, EncodeOptions::contract()).map(|b| String::from_utf8_lossy(&b).into_owned());
         assert_eq!(
             got.as_deref(),
             Ok(r#"{"&lt;k&gt;":"<b> &amp; '","n":["\"x\"",1]}"#)

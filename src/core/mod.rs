@@ -3,6 +3,8 @@
 //! The PHP bindings (`crate::php`, behind the default `php` feature) only convert values and
 //! call into this module, so all of it is built and tested with `cargo test --no-default-features`.
 
+pub mod entities;
+pub mod json;
 pub mod lifecycle;
 pub mod security;
-pub mod value; pub mod json; pub mod entities;
+pub mod value;

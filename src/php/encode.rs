@@ -1,13 +1,19 @@
 //! Envelope encoding for the lifecycle traits: `json_encode(..., JSON_UNESCAPED_UNICODE |
 //! JSON_UNESCAPED_SLASHES)` byte for byte, with html_entity_decode over every string value for
 //! the contract binding. A failure becomes `ToolException('Unable to encode tool response.')`
-//! whose previous is a `\JsonException`.
+//! whose previous is PHP's own `\JsonException`.
+//!
+//! The core encoder reads the PHP array in place. When it cannot finish (an object in the
+//! payload, or an error), PHP's `json_encode` runs instead, so objects (JsonSerializable,
+//! stdClass) and every error code come out exactly as PHP gives them.
 
 use ext_php_rs::types::Zval;
 
 use super::exceptions::throw_tool_exception;
+use super::json_view::ZvalView;
 use super::zend::{self, Thrown};
-use crate::core::lifecycle::messages;
+use crate::core::json::{self, EncodeOptions};
+use crate::core::{entities, lifecycle::messages};
 
 /// Which binding's encoding rule applies.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -18,10 +24,19 @@ pub enum Binding {
     Core,
 }
 
-const JSON_FLAGS: i64 = 64 /* UNESCAPED_SLASHES */ | 256 /* UNESCAPED_UNICODE */ | 4_194_304 /* THROW_ON_ERROR */;
+/// `JSON_UNESCAPED_SLASHES | JSON_UNESCAPED_UNICODE | JSON_THROW_ON_ERROR`.
+const JSON_FLAGS: i64 = 64 | 256 | 4_194_304;
 
 /// Encode an envelope; None when an exception is pending.
 pub fn envelope(result: &Zval, binding: Binding) -> Option<Zval> {
+    let opts = match binding {
+        Binding::Contract => EncodeOptions::contract(),
+        Binding::Core => EncodeOptions::default(),
+    };
+    let mut out = Vec::with_capacity(256);
+    if json::encode(ZvalView::new(result), opts, &mut out).is_ok() {
+        return Some(zend::bytes_zval(&out));
+    }
     let value = match binding {
         Binding::Contract => decode_entities_deep(result),
         Binding::Core => zend::share(result),
@@ -40,14 +55,11 @@ pub fn envelope(result: &Zval, binding: Binding) -> Option<Zval> {
 
 /// html_entity_decode(ENT_QUOTES | ENT_HTML5, 'UTF-8') over every string value, keys kept.
 pub fn decode_entities_deep(value: &Zval) -> Zval {
-    if value.is_string() {
-        let mut flags = Zval::new();
-        flags.set_long(3 | 48);
-        return zend::call_function(
-            "html_entity_decode",
-            &mut [zend::share(value), flags, zend::str_zval("UTF-8")],
-        )
-        .unwrap_or_else(|_| zend::share(value));
+    if let Some(s) = value.zend_str() {
+        return match entities::decode(s.as_bytes()) {
+            std::borrow::Cow::Borrowed(_) => zend::share(value),
+            std::borrow::Cow::Owned(bytes) => zend::bytes_zval(&bytes),
+        };
     }
     if let Some(ht) = value.array() {
         return zend::build_array(ht.len() as u32, |out| {

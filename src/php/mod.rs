@@ -8,6 +8,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 mod contracts;
 mod encode;
 mod exceptions;
+mod json_view;
 mod lifecycle;
 mod routing_metadata;
 mod zend;

@@ -82,19 +82,12 @@ impl ClassSlot {
 
 extern "C" {
     static spl_ce_RuntimeException: *mut zend_class_entry;
-    static php_json_exception_ce: *mut zend_class_entry;
 }
 
 /// `RuntimeException` (SPL is compiled into every PHP and starts before shared extensions).
 pub fn runtime_exception_ce() -> Option<&'static ClassEntry> {
     // SAFETY: set by SPL's startup, which runs before any shared extension's.
     unsafe { spl_ce_RuntimeException.cast::<ClassEntry>().as_ref() }
-}
-
-/// `JsonException` (ext/json is always compiled in).
-pub fn json_exception_ce() -> Option<&'static ClassEntry> {
-    // SAFETY: set by ext/json's startup.
-    unsafe { php_json_exception_ce.cast::<ClassEntry>().as_ref() }
 }
 
 /// The value of a php.ini directive as parsed at startup (php.ini, `-d`), before any module
