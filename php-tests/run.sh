@@ -3,13 +3,16 @@
 #   php-tests/run.sh [path-to-.so] [phpunit options…]
 # Default module: target/debug/libphpclaw.so. Extra options go to phpunit, e.g.
 #   php-tests/run.sh target/release/libphpclaw.so --exclude-group known-bug
+#   php-tests/run.sh php-tests/LifecycleTest.php
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(dirname "$here")
 module=$root/target/debug/libphpclaw.so
+# The first argument is the module when it names a .so (or any file that is not a test).
 case "${1:-}" in
-    ''|-*) ;;
-    *) module=$1; shift ;;
+    ''|-*|*.php) ;;
+    *.so) module=$1; shift ;;
+    *) if [ -f "$1" ]; then module=$1; shift; fi ;;
 esac
 if [ ! -f "$module" ]; then
     echo "run.sh: no module at $module (build it with: cargo build)" >&2

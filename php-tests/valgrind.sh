@@ -11,7 +11,8 @@ root=$(dirname "$here")
 module=$root/target/debug/libphpclaw.so
 case "${1:-}" in
     ''|-*|*.php) ;;
-    *) module=$1; shift ;;
+    *.so) module=$1; shift ;;
+    *) if [ -f "$1" ]; then module=$1; shift; fi ;;
 esac
 if ! command -v valgrind >/dev/null 2>&1; then
     echo "valgrind.sh: valgrind is not installed" >&2
