@@ -53,18 +53,26 @@ pub fn envelope(result: &Zval, binding: Binding) -> Option<Zval> {
     }
 }
 
+/// How deep decoding descends: past json_encode's own limit of 512 the encode fails anyway,
+/// and a recursive array (one holding a reference to itself) must not exhaust the stack.
+const MAX_DECODE_DEPTH: usize = 1024;
+
 /// html_entity_decode(ENT_QUOTES | ENT_HTML5, 'UTF-8') over every string value, keys kept.
 pub fn decode_entities_deep(value: &Zval) -> Zval {
+    decode_at(value, 0)
+}
+
+fn decode_at(value: &Zval, depth: usize) -> Zval {
     if let Some(s) = value.zend_str() {
         return match entities::decode(s.as_bytes()) {
             std::borrow::Cow::Borrowed(_) => zend::share(value),
             std::borrow::Cow::Owned(bytes) => zend::bytes_zval(&bytes),
         };
     }
-    if let Some(ht) = value.array() {
+    if let Some(ht) = value.array().filter(|_| depth < MAX_DECODE_DEPTH) {
         return zend::build_array(ht.len() as u32, |out| {
             zend::for_each_entry(ht, |key, v| {
-                zend::set(out, key, decode_entities_deep(v));
+                zend::set(out, key, decode_at(v, depth + 1));
                 true
             });
         });
