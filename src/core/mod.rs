@@ -3,4 +3,5 @@
 //! The PHP bindings (`crate::php`, behind the default `php` feature) only convert values and
 //! call into this module, so all of it is built and tested with `cargo test --no-default-features`.
 
+pub mod routing;
 pub mod security;
