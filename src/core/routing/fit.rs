@@ -100,11 +100,15 @@ pub fn fit_request(req: &FitRequest<'_>) -> FitOutcome {
         .filter(|(_, t)| !t.always_included)
         .collect();
     if let Some(order) = req.ranked {
-        let rank_of = |id: usize| order.iter().position(|&r| r == id).unwrap_or(usize::MAX);
+        let mut rank: std::collections::HashMap<usize, usize> = std::collections::HashMap::new();
+        for (at, &id) in order.iter().enumerate() {
+            rank.entry(id).or_insert(at);
+        }
+        let rank_of = |id: usize| rank.get(&id).copied().unwrap_or(usize::MAX);
         droppable.sort_by_key(|&(pos, t)| (rank_of(t.id), pos));
     }
 
-    let mut dropped_pos: Vec<usize> = Vec::new();
+    let mut is_dropped = vec![false; req.tools.len()];
     let mut dropped = Vec::new();
     if req.budget_tokens > 0 {
         while droppable.len() > 1 && estimate(count, sum) > req.budget_tokens {
@@ -113,7 +117,9 @@ pub fn fit_request(req: &FitRequest<'_>) -> FitOutcome {
             };
             count -= 1;
             sum = sum.saturating_sub(tool.schema_chars);
-            dropped_pos.push(pos);
+            if let Some(flag) = is_dropped.get_mut(pos) {
+                *flag = true;
+            }
             dropped.push(tool.id);
         }
     }
@@ -123,7 +129,7 @@ pub fn fit_request(req: &FitRequest<'_>) -> FitOutcome {
             .tools
             .iter()
             .enumerate()
-            .filter(|(pos, _)| !dropped_pos.contains(pos))
+            .filter(|(pos, _)| !is_dropped.get(*pos).copied().unwrap_or(false))
             .map(|(_, t)| t.id)
             .collect(),
         dropped,

@@ -13,6 +13,7 @@
 //!   name; names compare exactly. [`filter_denied`] is silent about a group member matching no
 //!   tool; [`dangling_group_members`] reports them for the registry path, which warns.
 
+use std::collections::HashSet;
 use std::fmt;
 use std::str::FromStr;
 
@@ -144,14 +145,18 @@ pub fn lean_description(description: &str) -> &str {
 /// later definition wins, as the later key of a PHP array literal does.
 pub fn resolve_names(entries: &[String], groups: &[(String, Vec<String>)]) -> Vec<String> {
     let mut names: Vec<String> = Vec::new();
+    let mut seen: HashSet<String> = HashSet::new();
     let mut push = |n: &String| {
-        if !names.contains(n) {
+        if seen.insert(n.clone()) {
             names.push(n.clone());
         }
     };
+    // Later definitions of a group name win, as later keys of a PHP array literal do.
+    let by_name: std::collections::HashMap<&str, &Vec<String>> =
+        groups.iter().map(|(g, m)| (g.as_str(), m)).collect();
     for entry in entries {
-        match groups.iter().rev().find(|(g, _)| g == entry) {
-            Some((_, members)) => members.iter().for_each(&mut push),
+        match by_name.get(entry.as_str()) {
+            Some(members) => members.iter().for_each(&mut push),
             None => push(entry),
         }
     }
@@ -170,10 +175,11 @@ pub fn filter_denied(
         return (0..tool_names.len()).collect();
     }
     let denied = resolve_names(deny, groups);
+    let denied: HashSet<&str> = denied.iter().map(String::as_str).collect();
     tool_names
         .iter()
         .enumerate()
-        .filter(|(_, n)| !denied.iter().any(|d| d == *n))
+        .filter(|(_, n)| !denied.contains(**n))
         .map(|(i, _)| i)
         .collect()
 }
@@ -202,12 +208,14 @@ pub fn dangling_group_members(
     tool_names: &[&str],
     groups: &[(String, Vec<String>)],
 ) -> Vec<DanglingMember> {
+    let known: HashSet<&str> = tool_names.iter().copied().collect();
     groups
         .iter()
         .flat_map(|(group, members)| {
+            let known = &known;
             members
                 .iter()
-                .filter(|m| !tool_names.contains(&m.as_str()))
+                .filter(move |m| !known.contains(m.as_str()))
                 .map(move |m| DanglingMember {
                     group: group.clone(),
                     member: m.clone(),

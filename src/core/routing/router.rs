@@ -23,7 +23,7 @@
 //! Metadata is tokenised once per descriptor into a [`PreparedTool`], cached process-wide in a
 //! bounded map keyed by the descriptor's content, so a turn only tokenises the message.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
 
 use once_cell::sync::Lazy;
@@ -203,32 +203,53 @@ pub fn prepared_cache_len() -> usize {
     cache.values().map(Vec::len).sum()
 }
 
-/// Prepares many descriptors through the process-wide cache, taking its lock once.
+/// Prepares many descriptors through the process-wide cache.
 ///
 /// The cache is keyed by a content hash and checked for equality, so a changed description
 /// is a new entry; when it reaches [`PREPARED_CACHE_CAPACITY`] it is emptied and refilled.
+/// Misses are tokenised outside the lock, so one large registry never blocks other threads.
 pub fn prepare_all(descriptors: &[ToolDescriptor]) -> Vec<Arc<PreparedTool>> {
-    let mut cache = PREPARED.lock().unwrap_or_else(|e| e.into_inner());
-    let mut held: usize = cache.values().map(Vec::len).sum();
-    descriptors
-        .iter()
-        .map(|d| {
-            let key = d.content_hash();
-            if let Some(hit) = cache
-                .get(&key)
-                .and_then(|bucket| bucket.iter().find(|p| p.descriptor == *d))
-            {
-                return Arc::clone(hit);
-            }
+    let keys: Vec<u64> = descriptors.iter().map(ToolDescriptor::content_hash).collect();
+    let mut found: Vec<Option<Arc<PreparedTool>>> = {
+        let cache = PREPARED.lock().unwrap_or_else(|e| e.into_inner());
+        descriptors
+            .iter()
+            .zip(&keys)
+            .map(|(d, key)| {
+                cache
+                    .get(key)
+                    .and_then(|bucket| bucket.iter().find(|p| p.descriptor == *d))
+                    .cloned()
+            })
+            .collect()
+    };
+    let mut fresh: Vec<(u64, Arc<PreparedTool>)> = Vec::new();
+    for ((slot, d), &key) in found.iter_mut().zip(descriptors).zip(&keys) {
+        if slot.is_none() {
+            let prepared = Arc::new(PreparedTool::new(d.clone()));
+            fresh.push((key, Arc::clone(&prepared)));
+            *slot = Some(prepared);
+        }
+    }
+    if !fresh.is_empty() {
+        let mut cache = PREPARED.lock().unwrap_or_else(|e| e.into_inner());
+        let mut held: usize = cache.values().map(Vec::len).sum();
+        for (key, prepared) in fresh {
             if held >= PREPARED_CACHE_CAPACITY {
                 cache.clear();
                 held = 0;
             }
-            let prepared = Arc::new(PreparedTool::new(d.clone()));
-            cache.entry(key).or_default().push(Arc::clone(&prepared));
-            held += 1;
-            prepared
-        })
+            let bucket = cache.entry(key).or_default();
+            if !bucket.iter().any(|p| p.descriptor == prepared.descriptor) {
+                bucket.push(prepared);
+                held += 1;
+            }
+        }
+    }
+    found
+        .into_iter()
+        .zip(descriptors)
+        .map(|(p, d)| p.unwrap_or_else(|| Arc::new(PreparedTool::new(d.clone()))))
         .collect()
 }
 
@@ -409,18 +430,19 @@ impl Router {
         always_include: &[String],
     ) -> Selection {
         let budget = resolve_budget(self.max_tools_per_turn, model);
-        let always_included: Vec<usize> = tools
+        let wanted: HashSet<String> = always_include
             .iter()
-            .enumerate()
-            .filter(|(_, t)| {
-                always_include
-                    .iter()
-                    .any(|a| a.eq_ignore_ascii_case(&t.descriptor.name))
-            })
-            .map(|(i, _)| i)
+            .map(|a| a.to_ascii_lowercase())
+            .collect();
+        let is_always: Vec<bool> = tools
+            .iter()
+            .map(|t| !wanted.is_empty() && wanted.contains(&t.name_lower))
+            .collect();
+        let always_included: Vec<usize> = (0..tools.len())
+            .filter(|&i| is_always.get(i).copied().unwrap_or(false))
             .collect();
         let routed: Vec<usize> = (0..tools.len())
-            .filter(|i| !always_included.contains(i))
+            .filter(|&i| !is_always.get(i).copied().unwrap_or(false))
             .collect();
 
         let limit = match budget {

@@ -107,13 +107,7 @@ pub fn tokens(text: &str) -> Vec<String> {
 
 /// The distinct keyword tokens of `text`, first occurrence first (the order scores are summed in).
 pub fn keywords(text: &str) -> Vec<String> {
-    let mut out: Vec<String> = Vec::new();
-    for t in tokens(text) {
-        if !out.contains(&t) {
-            out.push(t);
-        }
-    }
-    out
+    counted_keywords(text).into_iter().map(|(t, _)| t).collect()
 }
 
 /// Distinct tokens with their repeat counts, first occurrence first; one pass, hashed for long pastes.
@@ -160,8 +154,9 @@ fn camel_to_snake(stem: &[u8]) -> String {
 /// The lowercased tool names a message mentions, each once, first mention first.
 pub fn explicit_tool_names(message: &str) -> Vec<String> {
     let mut found: Vec<String> = Vec::new();
+    let mut seen: std::collections::HashSet<String> = std::collections::HashSet::new();
     let mut add = |name: String| {
-        if !found.contains(&name) {
+        if seen.insert(name.clone()) {
             found.push(name);
         }
     };
