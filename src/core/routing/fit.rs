@@ -258,4 +258,46 @@ mod tests {
         let none = fit_request(&FitRequest { tools: &[], ..args });
         assert!(none.kept.is_empty() && none.fits && none.estimate_tokens == 0);
     }
+
+    #[test]
+    fn spec_example_with_the_router() {
+        use crate::core::routing::router::{Router, ToolDescriptor};
+        // Within budget: the router does not rank, so the fit drops from the end of the
+        // registration order, even the tool the message names.
+        let t: Vec<ToolDescriptor> = ["alpha_tool", "beta_tool", "named_tool"]
+            .iter()
+            .map(|n| ToolDescriptor::new(*n, "x"))
+            .collect();
+        let sel = Router::new(5).filter(&t, "please run named_tool", "", None, &[]);
+        assert!(!sel.engaged);
+        let fit_tools: Vec<FitTool> = sel
+            .selected
+            .iter()
+            .map(|&id| FitTool { id, schema_chars: 398, always_included: false })
+            .collect();
+        let out = fit_request(&FitRequest {
+            system_prompt_chars: 0,
+            history_chars: &[],
+            tools: &fit_tools,
+            ranked: sel.fit_ranking(),
+            budget_tokens: 150,
+        });
+        assert_eq!(out.dropped, vec![2, 1]); // the named tool goes first
+        // Ranked: the named (pinned) tool ranks first and survives.
+        let sel = Router::new(2).filter(&t, "please run named_tool", "", None, &[]);
+        assert!(sel.engaged);
+        let fit_tools: Vec<FitTool> = sel
+            .selected
+            .iter()
+            .map(|&id| FitTool { id, schema_chars: 398, always_included: false })
+            .collect();
+        let out = fit_request(&FitRequest {
+            system_prompt_chars: 0,
+            history_chars: &[],
+            tools: &fit_tools,
+            ranked: sel.fit_ranking(),
+            budget_tokens: 101,
+        });
+        assert_eq!(out.kept, vec![2]);
+    }
 }

@@ -359,4 +359,12 @@ mod tests {
         assert_eq!(d.get(1).map(|m| m.member.as_str()), Some("nope"));
         assert!(dangling_group_members(&names, &[]).is_empty());
     }
+
+    #[test]
+    fn spec_deny_example() {
+        let names = ["shell_exec", "file_read", "file_write", "file_edit", "code_search"];
+        let groups = vec![("group:writes".to_string(), s(&["file_write", "file_edit"]))];
+        let kept = filter_denied(&names, &s(&["shell_exec", "group:writes"]), &groups);
+        assert_eq!(kept, vec![1, 4]);
+    }
 }

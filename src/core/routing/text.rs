@@ -132,12 +132,12 @@ pub fn counted_keywords(text: &str) -> Vec<(String, usize)> {
 
 /// `use ShellTool` style mentions: the verbs and the `Tool` suffix are the reference's.
 static CAMEL_MENTION: Lazy<Option<Regex>> = Lazy::new(|| {
-    Regex::new(r"(?i-u)\b(?:use|using|with|via)\s+([A-Za-z][A-Za-z0-9]*Tool)\b").ok()
+    Regex::new(r"(?i-u)\b(?:use|using|with|via)\s+[A-Za-z][A-Za-z0-9]*Tool\b").ok()
 });
 
 /// `shell_exec` style mentions in the lowercased message.
 static SNAKE_MENTION: Lazy<Option<Regex>> =
-    Lazy::new(|| Regex::new(r"(?-u)\b([a-z][a-z0-9]*(?:_[a-z0-9]+)+)\b").ok());
+    Lazy::new(|| Regex::new(r"(?-u)\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b").ok());
 
 /// Turns a class name without its `Tool` suffix into the tool name it stands for (`FileRead` → `file_read`).
 fn camel_to_snake(stem: &[u8]) -> String {
@@ -160,21 +160,23 @@ pub fn explicit_tool_names(message: &str) -> Vec<String> {
             found.push(name);
         }
     };
+    // Plain matches run on the fast DFA; the class name is the match's last whitespace-free run
+    // (class names are ASCII letters and digits) and the snake name is the whole match, so no capture groups are needed.
     if let Some(re) = CAMEL_MENTION.as_ref() {
-        for caps in re.captures_iter(message.as_bytes()) {
-            if let Some(m) = caps.get(1) {
-                let class = m.as_bytes();
-                let stem = class.get(..class.len().saturating_sub(4)).unwrap_or(&[]);
-                add(camel_to_snake(stem));
-            }
+        for m in re.find_iter(message.as_bytes()) {
+            let class = m
+                .as_bytes()
+                .rsplit(|b| !b.is_ascii_alphanumeric())
+                .next()
+                .unwrap_or(&[]);
+            let stem = class.get(..class.len().saturating_sub(4)).unwrap_or(&[]);
+            add(camel_to_snake(stem));
         }
     }
     if let Some(re) = SNAKE_MENTION.as_ref() {
         let lower = message.to_ascii_lowercase();
-        for caps in re.captures_iter(lower.as_bytes()) {
-            if let Some(m) = caps.get(1) {
-                add(String::from_utf8_lossy(m.as_bytes()).into_owned());
-            }
+        for m in re.find_iter(lower.as_bytes()) {
+            add(String::from_utf8_lossy(m.as_bytes()).into_owned());
         }
     }
     found
@@ -282,6 +284,8 @@ mod tests {
             ("usefileTool", &[]),
             ("use ShellTool and shell_exec and shell_exec", &["shell", "shell_exec"]),
             ("éfile_read", &["file_read"]),
+            ("use\x0BShellTool", &["shell"]), // vertical tab is whitespace, as in PCRE
+            ("use \t\n FileReadTool", &["file_read"]),
         ];
         for (msg, want) in cases {
             assert_eq!(
