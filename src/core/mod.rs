@@ -6,5 +6,6 @@
 pub mod entities;
 pub mod json;
 pub mod lifecycle;
+pub mod routing;
 pub mod security;
 pub mod value;

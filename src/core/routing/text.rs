@@ -1,0 +1,298 @@
+//! Turning text into the keyword tokens the router matches, and spotting tool names a message names.
+//!
+//! Rules (phpClaw's `ToolRouter`, whose behaviour PHP callers see):
+//! - Text is lowercased over ASCII only; a word is a run of ASCII letters, `'`, `-` and `_`
+//!   (digits and every non-ASCII byte split words). As in PHP's word counter, only the very
+//!   first byte of the whole text is skipped when it is `'` or `-`, and only the very last byte
+//!   is dropped when it is `-`; inner words keep their apostrophes and hyphens.
+//! - A word holding `_` also yields each `_`-separated part, so `file_read` matches `file`.
+//! - Tokens shorter than [`MIN_KEYWORD_LEN`] bytes and [`STOPWORDS`] are dropped, then each token
+//!   is cut to its singular by [`singular`] (longer than three bytes and ending in `s`: `ies`
+//!   becomes `y`, otherwise the `s` goes). The same rule runs on messages and on tool metadata.
+//! - A message names a tool by `use|using|with|via <Name>Tool` (case-insensitive, turned into
+//!   snake case: `FileReadTool` is `file_read`) or by any lowercased snake_case word.
+//!
+//! Everything here works on bytes and only ever slices at ASCII positions, so no input can
+//! split a UTF-8 sequence or panic.
+
+use once_cell::sync::Lazy;
+use regex::bytes::Regex;
+
+/// Tokens shorter than this many bytes carry no routing signal (reference `MIN_KEYWORD_LEN`).
+pub const MIN_KEYWORD_LEN: usize = 3;
+
+/// Words that say nothing about which tool fits. phpClaw's `ToolRouter::STOPWORDS`, same order.
+pub const STOPWORDS: &[&str] = &[
+    "the", "and", "for", "are", "was", "were", "you", "your", "our", "its", "their", "this",
+    "that", "these", "those", "from", "with", "into", "about", "than", "then", "there", "here",
+    "have", "has", "had", "been", "being", "will", "would", "shall", "should", "can", "could",
+    "may", "might", "must", "not", "but", "any", "all", "some", "each", "every", "per", "via",
+    "too", "very", "just", "also", "only", "more", "most", "less", "least", "such", "same", "own",
+    "how", "what", "when", "where", "which", "who", "whom", "why", "does", "did", "done", "let",
+    "please", "them", "they", "one", "two", "out", "off", "over", "under", "again",
+];
+
+/// Whether a byte continues a word: ASCII letters plus `'`, `-` and the extra `_` the router asks for.
+fn is_word_byte(b: u8) -> bool {
+    b.is_ascii_alphabetic() || b == b'\'' || b == b'-' || b == b'_'
+}
+
+/// Calls `f` with every lowercased raw word of `text`, in order, with PHP word-counter edges.
+fn for_each_word(text: &str, mut f: impl FnMut(&str)) {
+    let bytes = text.as_bytes();
+    let Some((&first, _)) = bytes.split_first() else {
+        return;
+    };
+    let mut start = 0usize;
+    let mut end = bytes.len();
+    if first == b'\'' || first == b'-' {
+        start = 1;
+    }
+    if bytes.last() == Some(&b'-') {
+        end -= 1;
+    }
+    let mut buf = String::new();
+    let mut i = start;
+    while i < end {
+        let b = bytes.get(i).copied().unwrap_or(b' ');
+        if is_word_byte(b) {
+            buf.push(b.to_ascii_lowercase() as char);
+        } else if !buf.is_empty() {
+            f(&buf);
+            buf.clear();
+        }
+        i += 1;
+    }
+    if !buf.is_empty() {
+        f(&buf);
+    }
+}
+
+/// Whether a token survives the length and stopword filter.
+fn keep(token: &str) -> bool {
+    token.len() >= MIN_KEYWORD_LEN && !STOPWORDS.contains(&token)
+}
+
+/// Reduces a plural to its singular so `editors` meets `editor`; not a dictionary (`status` → `statu`).
+///
+/// Only tokens longer than three bytes that end in `s` change. Tokens are ASCII, so the cut
+/// never lands inside a character.
+pub fn singular(word: &str) -> String {
+    if word.len() <= MIN_KEYWORD_LEN || !word.ends_with('s') {
+        return word.to_string();
+    }
+    if let Some(stem) = word.strip_suffix("ies") {
+        return format!("{stem}y");
+    }
+    word.strip_suffix('s').unwrap_or(word).to_string()
+}
+
+/// Every keyword token of `text` in order of appearance, repeats kept (the message side counts them).
+pub fn tokens(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for_each_word(text, |word| {
+        if keep(word) {
+            out.push(singular(word));
+        }
+        if word.contains('_') {
+            for part in word.split('_') {
+                if keep(part) {
+                    out.push(singular(part));
+                }
+            }
+        }
+    });
+    out
+}
+
+/// The distinct keyword tokens of `text`, first occurrence first (the order scores are summed in).
+pub fn keywords(text: &str) -> Vec<String> {
+    counted_keywords(text).into_iter().map(|(t, _)| t).collect()
+}
+
+/// Distinct tokens with their repeat counts, first occurrence first; one pass, hashed for long pastes.
+pub fn counted_keywords(text: &str) -> Vec<(String, usize)> {
+    let mut index: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+    let mut out: Vec<(String, usize)> = Vec::new();
+    for t in tokens(text) {
+        match index.get(&t) {
+            Some(&at) => {
+                if let Some(slot) = out.get_mut(at) {
+                    slot.1 += 1;
+                }
+            }
+            None => {
+                index.insert(t.clone(), out.len());
+                out.push((t, 1));
+            }
+        }
+    }
+    out
+}
+
+/// `use ShellTool` style mentions: the verbs and the `Tool` suffix are the reference's.
+static CAMEL_MENTION: Lazy<Option<Regex>> = Lazy::new(|| {
+    Regex::new(r"(?i-u)\b(?:use|using|with|via)\s+[A-Za-z][A-Za-z0-9]*Tool\b").ok()
+});
+
+/// `shell_exec` style mentions in the lowercased message.
+static SNAKE_MENTION: Lazy<Option<Regex>> =
+    Lazy::new(|| Regex::new(r"(?-u)\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b").ok());
+
+/// Turns a class name without its `Tool` suffix into the tool name it stands for (`FileRead` → `file_read`).
+fn camel_to_snake(stem: &[u8]) -> String {
+    let mut out = String::with_capacity(stem.len() + 4);
+    for (i, &b) in stem.iter().enumerate() {
+        if i > 0 && b.is_ascii_uppercase() {
+            out.push('_');
+        }
+        out.push(b.to_ascii_lowercase() as char);
+    }
+    out
+}
+
+/// The lowercased tool names a message mentions, each once, first mention first.
+pub fn explicit_tool_names(message: &str) -> Vec<String> {
+    let mut found: Vec<String> = Vec::new();
+    let mut seen: std::collections::HashSet<String> = std::collections::HashSet::new();
+    let mut add = |name: String| {
+        if seen.insert(name.clone()) {
+            found.push(name);
+        }
+    };
+    // Plain matches run on the fast DFA; the class name is the match's last whitespace-free run
+    // (class names are ASCII letters and digits) and the snake name is the whole match, so no capture groups are needed.
+    if let Some(re) = CAMEL_MENTION.as_ref() {
+        for m in re.find_iter(message.as_bytes()) {
+            let class = m
+                .as_bytes()
+                .rsplit(|b| !b.is_ascii_alphanumeric())
+                .next()
+                .unwrap_or(&[]);
+            let stem = class.get(..class.len().saturating_sub(4)).unwrap_or(&[]);
+            add(camel_to_snake(stem));
+        }
+    }
+    if let Some(re) = SNAKE_MENTION.as_ref() {
+        let lower = message.to_ascii_lowercase();
+        for m in re.find_iter(lower.as_bytes()) {
+            add(String::from_utf8_lossy(m.as_bytes()).into_owned());
+        }
+    }
+    found
+}
+
+/// FNV-1a over bytes: a stable, fast 64-bit hash for token and descriptor keys (collisions are
+/// always double-checked against the text itself).
+pub fn fnv1a(bytes: &[u8], seed: u64) -> u64 {
+    let mut h = seed;
+    for &b in bytes {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    h
+}
+
+/// The FNV-1a 64-bit offset basis, the seed for a fresh hash.
+pub const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn words_split_on_digits_and_non_ascii_and_keep_apostrophes_hyphens_underscores() {
+        // (text, expected tokens with repeats)
+        let cases: &[(&str, &[&str])] = &[
+            ("List the Editors", &["list", "editor"]),
+            ("gpt4turbo", &["gpt", "turbo"]),
+            ("café naïve", &["caf"]),
+            ("it's bar-baz", &["it'", "bar-baz"]), // "it's" is cut to its singular too
+            ("file_read", &["file_read", "file", "read"]),
+            ("JPATH_ROOT", &["jpath_root", "jpath", "root"]),
+            ("a_b", &["a_b"]), // three bytes: kept whole, its parts are too short
+            ("ab_c", &["ab_c"]),
+            ("", &[]),
+            ("-", &[]),
+            ("---", &[]),
+            ("-abc- -def-", &["abc-", "-def"]),
+            ("'abc'", &["abc'"]),
+            ("x -abc", &["-abc"]),
+        ];
+        for (text, want) in cases {
+            assert_eq!(tokens(text), want.iter().map(|s| s.to_string()).collect::<Vec<_>>(), "{text:?}");
+        }
+    }
+
+    #[test]
+    fn short_words_and_stopwords_are_dropped() {
+        assert!(tokens("to be or it is at an").is_empty());
+        assert!(tokens("the and please with from").is_empty());
+        assert_eq!(tokens("gas"), vec!["gas"]);
+        for w in STOPWORDS {
+            assert!(tokens(w).is_empty(), "{w}");
+        }
+    }
+
+    #[test]
+    fn singular_rule_at_its_limits() {
+        let cases = [
+            ("editors", "editor"),
+            ("categories", "category"),
+            ("status", "statu"),
+            ("gas", "gas"),  // three bytes: untouched
+            ("bass", "bas"), // four bytes: cut
+            ("ies", "ies"),
+            ("xies", "xy"),
+            ("logins", "login"),
+            ("editor", "editor"),
+        ];
+        for (w, want) in cases {
+            assert_eq!(singular(w), want, "{w}");
+        }
+    }
+
+    #[test]
+    fn stopword_check_runs_before_the_singular_cut() {
+        // "others" is no stopword; "their" is one and stays dropped.
+        assert_eq!(tokens("others their"), vec!["other"]);
+    }
+
+    #[test]
+    fn keywords_dedupe_in_first_seen_order_and_counts_track_repeats() {
+        assert_eq!(keywords("posts post POSTS list"), vec!["post", "list"]);
+        assert_eq!(
+            counted_keywords("notes note list notes"),
+            vec![("note".to_string(), 3), ("list".to_string(), 1)]
+        );
+    }
+
+    #[test]
+    fn mentions_in_both_styles() {
+        let cases: &[(&str, &[&str])] = &[
+            ("please use ShellTool to list", &["shell"]),
+            ("Using FileReadTool", &["file_read"]),
+            ("via HTTPTool", &["h_t_t_p"]),
+            ("use shelltool", &["shell"]),
+            ("with MyToolTool", &["my_tool"]),
+            ("use ShellToolbox", &[]),
+            ("use Tool", &[]),
+            ("run product_tool for the store", &["product_tool"]),
+            ("Shell_Exec now", &["shell_exec"]),
+            ("file_read_ trailing", &[]),
+            ("x__y", &[]),
+            ("usefileTool", &[]),
+            ("use ShellTool and shell_exec and shell_exec", &["shell", "shell_exec"]),
+            ("éfile_read", &["file_read"]),
+            ("use\x0BShellTool", &["shell"]), // vertical tab is whitespace, as in PCRE
+            ("use \t\n FileReadTool", &["file_read"]),
+        ];
+        for (msg, want) in cases {
+            assert_eq!(
+                explicit_tool_names(msg),
+                want.iter().map(|s| s.to_string()).collect::<Vec<_>>(),
+                "{msg:?}"
+            );
+        }
+    }
+}
