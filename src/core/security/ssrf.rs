@@ -32,6 +32,10 @@ use url::{Host, Url};
 
 pub use ip_ranges::{classify, Refusal, Verdict};
 
+/// Longest host name DNS can carry (RFC 1035), plus a trailing dot; longer names are
+/// refused without a lookup.
+pub const MAX_HOST_NAME_LEN: usize = 254;
+
 /// Characters PHP's `trim()` removes by default; the http tool trims the URL with it.
 const PHP_TRIM: &[char] = &[' ', '\t', '\n', '\r', '\0', '\x0B'];
 
@@ -549,6 +553,9 @@ pub fn validate(
         Host::Domain(name) => {
             if let Some(rule) = blocked_name_rule(&name) {
                 return Err(SsrfError::BlockedHost { host, rule });
+            }
+            if name.len() > MAX_HOST_NAME_LEN {
+                return Err(SsrfError::Unresolvable { host });
             }
             let ips = resolver
                 .resolve(&name, port)
@@ -1113,6 +1120,30 @@ mod tests {
             SsrfError::NoHost
         );
         assert_eq!(check("http://8.8.8.8:8a/").unwrap_err(), SsrfError::NoHost);
+    }
+
+    #[test]
+    fn host_name_length_at_and_past_the_limit() {
+        struct Any(Cell<u32>);
+        impl Resolver for Any {
+            fn resolve(&self, _h: &str, _p: u16) -> io::Result<Vec<IpAddr>> {
+                self.0.set(self.0.get() + 1);
+                Ok(vec![ip("8.8.8.8")])
+            }
+        }
+        let label = "a".repeat(62);
+        // four labels of 62 with their dots make 252 bytes; one more label reaches the limit
+        let at_limit = format!("{label}.{label}.{label}.{label}.a.");
+        assert_eq!(at_limit.len(), MAX_HOST_NAME_LEN);
+        let past = format!("{label}.{label}.{label}.{label}.ab.");
+        let r = Any(Cell::new(0));
+        assert!(validate(&format!("http://{at_limit}/"), &HTTP, &r).is_ok());
+        assert_eq!(r.0.get(), 1);
+        assert!(matches!(
+            validate(&format!("http://{past}/"), &HTTP, &r),
+            Err(SsrfError::Unresolvable { .. })
+        ));
+        assert_eq!(r.0.get(), 1, "an over-long name is never looked up");
     }
 
     // ---- parsing tricks ----
