@@ -15,7 +15,8 @@
 //!    `ureq` uses, so the host judged is the host the client connects to; IDNA turns Unicode
 //!    hosts (`ⓛⓞⓒⓐⓛⓗⓞⓢⓣ`, `①②⑦.⓪.⓪.①`) into their ASCII or IPv4 form first.
 //! 7. An IP host is judged against [`ip_ranges`]; a name is judged against the name tables
-//!    again, resolved once, and every answer must be allowed; all answers are pinned.
+//!    again (longer than DNS allows is unresolvable), resolved once, and every answer must be
+//!    allowed; all answers are pinned, the first is preferred.
 //!
 //! Redirects are never followed (the reference sets no-follow for both callers); use
 //! [`Validated::ureq_agent_builder`], which pins the addresses and turns redirects off.
@@ -1384,6 +1385,54 @@ mod tests {
         // connection to another host. No request is sent here.
         let v = check("https://example.com/").unwrap();
         let _agent = v.ureq_agent_builder().build();
+    }
+
+    /// One-shot HTTP server on 127.0.0.1 (never leaves the machine): answers every request
+    /// with a redirect to another host and reports the request head it saw.
+    fn redirect_server() -> (u16, std::thread::JoinHandle<String>) {
+        use std::io::{Read, Write};
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let handle = std::thread::spawn(move || {
+            let (mut conn, _) = listener.accept().unwrap();
+            conn.set_read_timeout(Some(std::time::Duration::from_secs(5)))
+                .unwrap();
+            let mut buf = [0u8; 2048];
+            let n = conn.read(&mut buf).unwrap_or(0);
+            let head = String::from_utf8_lossy(buf.get(..n).unwrap_or(&[])).into_owned();
+            let _ = conn.write_all(
+                b"HTTP/1.1 302 Found\r\nLocation: http://169.254.169.254/latest/\r\n\
+                  Content-Length: 0\r\nConnection: close\r\n\r\n",
+            );
+            head
+        });
+        (port, handle)
+    }
+
+    #[test]
+    fn agent_connects_through_the_pin_and_does_not_follow_redirects() {
+        let (port, server) = redirect_server();
+        // A name no real DNS knows: only the pin can take the request to the listener.
+        let r = MapResolver::new().with("pinned.test", &[ip("127.0.0.1")]);
+        let v = validate(&format!("http://pinned.test:{port}/x"), &TESTS, &r).unwrap();
+        let agent = v
+            .ureq_agent_builder()
+            .timeout(std::time::Duration::from_secs(5))
+            .build();
+        let resp = agent.get(v.url()).call().unwrap();
+        assert_eq!(resp.status(), 302, "the redirect is returned, not followed");
+        assert_eq!(
+            resp.header("location"),
+            Some("http://169.254.169.254/latest/")
+        );
+        let head = server.join().unwrap();
+        assert!(head.starts_with("GET /x HTTP/1.1"), "{head}");
+        assert!(head
+            .to_lowercase()
+            .contains(&format!("host: pinned.test:{port}")));
+        // The same agent refuses any other host: the pin answers for one netloc only.
+        let err = agent.get("http://other.test/").call().unwrap_err();
+        assert!(err.to_string().contains("other.test"), "{err}");
     }
 
     #[test]
