@@ -24,7 +24,7 @@ use super::blocked_paths::{
     is_env_name, strip_backup_suffix, EDIT_FILENAMES, EXTENSIONS, FILENAMES, NOISE_DIRS,
     SECURITY_DIRS,
 };
-use super::workspace::Resolved;
+use super::workspace::{Resolved, Tool, Workspace};
 
 /// A refusal with a stable code and the exact user-facing message PHP callers compare.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
@@ -74,7 +74,14 @@ pub const EDIT_ONLY_DIRS: &[&str] = &[".github", ".git", ".circleci"];
 pub const CODE_SEARCH_SKIP_DIRS: &[&str] = &["vendor", "node_modules", ".git", ".idea"];
 
 /// Entries project_info leaves out of its tree (reference; matched exactly, case-sensitive).
-pub const PROJECT_SKIP_DIRS: &[&str] = &["vendor", "node_modules", ".git", ".idea", "storage", "cache"];
+pub const PROJECT_SKIP_DIRS: &[&str] = &[
+    "vendor",
+    "node_modules",
+    ".git",
+    ".idea",
+    "storage",
+    "cache",
+];
 
 /// Longest fragment of user input quoted in a message (reference `sanitizeForMessage`).
 pub const MAX_MESSAGE_FRAGMENT: usize = 64;
@@ -141,7 +148,8 @@ fn contains(list: &[&str], name: &str) -> bool {
 fn blocked_segment<'a>(path: &'a str, lists: &[&[&str]]) -> Option<&'a str> {
     segments(path).find(|seg| {
         let n = server_name(seg);
-        lists.iter().any(|l| contains(l, &n)) || lists.iter().any(|l| contains(l, &seg.to_ascii_lowercase()))
+        lists.iter().any(|l| contains(l, &n))
+            || lists.iter().any(|l| contains(l, &seg.to_ascii_lowercase()))
     })
 }
 
@@ -185,6 +193,32 @@ pub fn check_resolved(rules: Rules, resolved: &Resolved) -> Result<(), Refusal> 
     check(rules, &resolved.real_relative)
 }
 
+/// The tool whose resolution policy goes with `rules`.
+fn tool_of(rules: Rules) -> Tool {
+    match rules {
+        Rules::FileRead => Tool::FileRead,
+        Rules::FileWrite { .. } => Tool::FileWrite,
+        Rules::FileEdit => Tool::FileEdit,
+        Rules::CodeSearch => Tool::CodeSearch,
+        Rules::ZipPackage => Tool::ZipPackage,
+    }
+}
+
+/// The whole gate in the reference order: the rules on the path as given (a fast refusal that
+/// never touches the disk; code_search and zip_package judge only the real path, as the
+/// reference does), then the sandbox, then the rules again on the real path.
+pub fn resolve_checked(ws: &Workspace, rules: Rules, raw: &str) -> Result<Resolved, Refusal> {
+    let judged_raw = !matches!(rules, Rules::CodeSearch | Rules::ZipPackage);
+    if judged_raw && !raw.trim().is_empty() && !raw.contains('\0') {
+        check(rules, raw)?;
+    }
+    let resolved = ws
+        .resolve_for(tool_of(rules), raw)
+        .map_err(|e| e.refusal())?;
+    check_resolved(rules, &resolved)?;
+    Ok(resolved)
+}
+
 /// file_read's rules with the default noise folders (`vendor`, `node_modules`).
 pub fn check_file_read(path: &str) -> Result<(), Refusal> {
     check_file_read_with(path, NOISE_DIRS)
@@ -192,7 +226,13 @@ pub fn check_file_read(path: &str) -> Result<(), Refusal> {
 
 /// file_read's rules with the noise folders the tool was built with; security folders always.
 pub fn check_file_read_with(path: &str, noise_dirs: &[&str]) -> Result<(), Refusal> {
-    read_like(path, "", &[FILENAMES], &[SECURITY_DIRS, noise_dirs], "Reading from")
+    read_like(
+        path,
+        "",
+        &[FILENAMES],
+        &[SECURITY_DIRS, noise_dirs],
+        "Reading from",
+    )
 }
 
 /// file_edit's rules with the default noise folders.
@@ -292,7 +332,8 @@ pub fn check_file_write(path: &str, allow_php_write: bool) -> Result<(), Refusal
     let executable = all_extensions(&name)
         .find(|e| contains(EXECUTABLE_EXTENSIONS, e) || contains(EXECUTABLE_EXTENSIONS_EXTRA, e));
     let last = last_extension(&name);
-    let sensitive = (!last.is_empty() && contains(EXTENSIONS, last) && !is_php(last)).then_some(last);
+    let sensitive =
+        (!last.is_empty() && contains(EXTENSIONS, last) && !is_php(last)).then_some(last);
     if let Some(ext) = executable.or(sensitive) {
         return Err(refusal(
             "BLOCKED_EXTENSION",
@@ -368,7 +409,8 @@ pub fn zip_skips_entry(relative: &str) -> bool {
 
 /// A security folder in any case or backup spelling (`.SSH`, `.git.bak`).
 pub fn is_security_dir(name: &str) -> bool {
-    contains(SECURITY_DIRS, &server_name(name)) || contains(SECURITY_DIRS, &name.to_ascii_lowercase())
+    contains(SECURITY_DIRS, &server_name(name))
+        || contains(SECURITY_DIRS, &name.to_ascii_lowercase())
 }
 
 /// A file file_read refuses by its name alone: `.env` family, sensitive name or extension.
@@ -424,29 +466,80 @@ mod tests {
             ("notes.txt", None),
             ("src/index.php", None),
             (".env", Some("Access to '.env' files is blocked.")),
-            (".ENV.local", Some("Access to '.env.local' files is blocked.")),
-            ("sub/.env.production", Some("Access to '.env.production' files is blocked.")),
+            (
+                ".ENV.local",
+                Some("Access to '.env.local' files is blocked."),
+            ),
+            (
+                "sub/.env.production",
+                Some("Access to '.env.production' files is blocked."),
+            ),
             (".env.save", Some("Access to '.env.save' files is blocked.")),
             (".envrc", Some("Access to '.envrc' is blocked.")),
             (".environment.md", None),
-            ("server.pem", Some("Files with extension '.pem' are blocked.")),
-            ("DB.SQLite", Some("Files with extension '.sqlite' are blocked.")),
-            ("db.sqlite.bak", Some("Files with extension '.sqlite' are blocked.")),
+            (
+                "server.pem",
+                Some("Files with extension '.pem' are blocked."),
+            ),
+            (
+                "DB.SQLite",
+                Some("Files with extension '.sqlite' are blocked."),
+            ),
+            (
+                "db.sqlite.bak",
+                Some("Files with extension '.sqlite' are blocked."),
+            ),
             ("x.env", Some("Files with extension '.env' are blocked.")),
-            ("wp-config.php", Some("Access to 'wp-config.php' is blocked.")),
-            ("WP-CONFIG.PHP", Some("Access to 'wp-config.php' is blocked.")),
-            ("wp-config.php~", Some("Access to 'wp-config.php?' is blocked.")),
-            ("wp-config.php.orig", Some("Access to 'wp-config.php.orig' is blocked.")),
-            ("wp-config.php.", Some("Access to 'wp-config.php.' is blocked.")),
+            (
+                "wp-config.php",
+                Some("Access to 'wp-config.php' is blocked."),
+            ),
+            (
+                "WP-CONFIG.PHP",
+                Some("Access to 'wp-config.php' is blocked."),
+            ),
+            (
+                "wp-config.php~",
+                Some("Access to 'wp-config.php?' is blocked."),
+            ),
+            (
+                "wp-config.php.orig",
+                Some("Access to 'wp-config.php.orig' is blocked."),
+            ),
+            (
+                "wp-config.php.",
+                Some("Access to 'wp-config.php.' is blocked."),
+            ),
             ("id_rsa.bak", Some("Access to 'id_rsa.bak' is blocked.")),
-            ("keys/id_ed25519.old", Some("Access to 'id_ed25519.old' is blocked.")),
-            (".htaccess.swp", Some("Access to '.htaccess.swp' is blocked.")),
+            (
+                "keys/id_ed25519.old",
+                Some("Access to 'id_ed25519.old' is blocked."),
+            ),
+            (
+                ".htaccess.swp",
+                Some("Access to '.htaccess.swp' is blocked."),
+            ),
             ("composer.json", None),
-            (".git/config", Some("Reading from the '.git' directory is blocked.")),
-            ("a/.SSH/x.txt", Some("Reading from the '.SSH' directory is blocked.")),
-            ("vendor/x.txt", Some("Reading from the 'vendor' directory is blocked.")),
-            ("node_modules\\x.txt", Some("Reading from the 'node_modules' directory is blocked.")),
-            ("wp-admin/x.txt", Some("Reading from the 'wp-admin' directory is blocked.")),
+            (
+                ".git/config",
+                Some("Reading from the '.git' directory is blocked."),
+            ),
+            (
+                "a/.SSH/x.txt",
+                Some("Reading from the '.SSH' directory is blocked."),
+            ),
+            (
+                "vendor/x.txt",
+                Some("Reading from the 'vendor' directory is blocked."),
+            ),
+            (
+                "node_modules\\x.txt",
+                Some("Reading from the 'node_modules' directory is blocked."),
+            ),
+            (
+                "wp-admin/x.txt",
+                Some("Reading from the 'wp-admin' directory is blocked."),
+            ),
             (".github/x.yml", None),
             ("core/x.txt", None),
         ];
@@ -455,24 +548,57 @@ mod tests {
         }
         assert_eq!(check_file_read_with("vendor/x.txt", &[]), Ok(()));
         assert!(check_file_read_with(".git/x.txt", &[]).is_err());
-        assert_eq!(check_file_read("x.pem").unwrap_err().code, "BLOCKED_EXTENSION");
+        assert_eq!(
+            check_file_read("x.pem").unwrap_err().code,
+            "BLOCKED_EXTENSION"
+        );
     }
 
     #[test]
     fn file_edit_rules() {
         let cases: &[(&str, Option<&str>)] = &[
             ("notes.txt", None),
-            (".env", Some("file_edit: Access to '.env' files is blocked.")),
-            ("k.key", Some("file_edit: Files with extension '.key' are blocked.")),
+            (
+                ".env",
+                Some("file_edit: Access to '.env' files is blocked."),
+            ),
+            (
+                "k.key",
+                Some("file_edit: Files with extension '.key' are blocked."),
+            ),
             ("id_rsa", Some("file_edit: Access to 'id_rsa' is blocked.")),
-            ("composer.json", Some("file_edit: Access to 'composer.json' is blocked.")),
-            ("Dockerfile", Some("file_edit: Access to 'dockerfile' is blocked.")),
-            ("package.json.bak", Some("file_edit: Access to 'package.json.bak' is blocked.")),
-            (".gitignore", Some("file_edit: Access to '.gitignore' is blocked.")),
-            (".github/workflows/ci.yml", Some("file_edit: Editing the '.github' directory is blocked.")),
-            (".circleci/config.yml", Some("file_edit: Editing the '.circleci' directory is blocked.")),
-            (".git/hooks/pre-commit", Some("file_edit: Editing the '.git' directory is blocked.")),
-            ("vendor/x.txt", Some("file_edit: Editing the 'vendor' directory is blocked.")),
+            (
+                "composer.json",
+                Some("file_edit: Access to 'composer.json' is blocked."),
+            ),
+            (
+                "Dockerfile",
+                Some("file_edit: Access to 'dockerfile' is blocked."),
+            ),
+            (
+                "package.json.bak",
+                Some("file_edit: Access to 'package.json.bak' is blocked."),
+            ),
+            (
+                ".gitignore",
+                Some("file_edit: Access to '.gitignore' is blocked."),
+            ),
+            (
+                ".github/workflows/ci.yml",
+                Some("file_edit: Editing the '.github' directory is blocked."),
+            ),
+            (
+                ".circleci/config.yml",
+                Some("file_edit: Editing the '.circleci' directory is blocked."),
+            ),
+            (
+                ".git/hooks/pre-commit",
+                Some("file_edit: Editing the '.git' directory is blocked."),
+            ),
+            (
+                "vendor/x.txt",
+                Some("file_edit: Editing the 'vendor' directory is blocked."),
+            ),
             ("core/x.txt", None),
         ];
         for (path, want) in cases {
@@ -493,19 +619,67 @@ mod tests {
         let cases: Vec<(&str, bool, Option<String>)> = vec![
             ("notes.txt", false, None),
             ("sub/dir/report.md", false, None),
-            (".env", false, Some("Writing to '.env' files is blocked.".into())),
-            (".envrc", false, Some("Writing to '.envrc' files is blocked.".into())),
-            (".environment", false, Some("Writing to '.environment' files is blocked.".into())),
+            (
+                ".env",
+                false,
+                Some("Writing to '.env' files is blocked.".into()),
+            ),
+            (
+                ".envrc",
+                false,
+                Some("Writing to '.envrc' files is blocked.".into()),
+            ),
+            (
+                ".environment",
+                false,
+                Some("Writing to '.environment' files is blocked.".into()),
+            ),
             ("secret.env", false, ext("env")),
-            (".htaccess", false, Some("Writing to '.htaccess' is blocked.".into())),
-            (".HTACCESS", false, Some("Writing to '.htaccess' is blocked.".into())),
-            ("site/public/.htpasswd", false, Some("Writing to '.htpasswd' is blocked.".into())),
-            ("id_rsa", false, Some("Writing to 'id_rsa' is blocked.".into())),
-            ("credentials.json", false, Some("Writing to 'credentials.json' is blocked.".into())),
-            ("composer.json", false, Some("Writing to 'composer.json' is blocked.".into())),
-            (".gitignore", false, Some("Writing to '.gitignore' is blocked.".into())),
-            ("wp-config.php", true, Some("Writing to 'wp-config.php' is blocked.".into())),
-            (".user.ini", true, Some("Writing to '.user.ini' is blocked.".into())),
+            (
+                ".htaccess",
+                false,
+                Some("Writing to '.htaccess' is blocked.".into()),
+            ),
+            (
+                ".HTACCESS",
+                false,
+                Some("Writing to '.htaccess' is blocked.".into()),
+            ),
+            (
+                "site/public/.htpasswd",
+                false,
+                Some("Writing to '.htpasswd' is blocked.".into()),
+            ),
+            (
+                "id_rsa",
+                false,
+                Some("Writing to 'id_rsa' is blocked.".into()),
+            ),
+            (
+                "credentials.json",
+                false,
+                Some("Writing to 'credentials.json' is blocked.".into()),
+            ),
+            (
+                "composer.json",
+                false,
+                Some("Writing to 'composer.json' is blocked.".into()),
+            ),
+            (
+                ".gitignore",
+                false,
+                Some("Writing to '.gitignore' is blocked.".into()),
+            ),
+            (
+                "wp-config.php",
+                true,
+                Some("Writing to 'wp-config.php' is blocked.".into()),
+            ),
+            (
+                ".user.ini",
+                true,
+                Some("Writing to '.user.ini' is blocked.".into()),
+            ),
             ("evil.php", false, php_off("php")),
             ("EVIL.PHP", false, php_off("php")),
             ("view.phtml", false, php_off("phtml")),
@@ -531,20 +705,55 @@ mod tests {
             ("x.cgi", false, ext("cgi")),
             ("id_rsa.key", false, ext("key")),
             ("x.pem.bak", false, ext("pem")),
-            ("vendor/autoload.txt", false, Some("Writing to the 'vendor' directory is blocked.".into())),
-            (".git/config", false, Some("Writing to the '.git' directory is blocked.".into())),
-            ("node_modules/p.txt", false, Some("Writing to the 'node_modules' directory is blocked.".into())),
-            ("core/x.txt", false, Some("Writing to the 'core' directory is blocked.".into())),
-            ("a/System/x.txt", false, Some("Writing to the 'System' directory is blocked.".into())),
-            ("sysext/x.txt", false, Some("Writing to the 'sysext' directory is blocked.".into())),
-            (".ssh/x.txt", false, Some("Writing to the '.ssh' directory is blocked.".into())),
-            (".ssh.bak/x.txt", false, Some("Writing to the '.ssh.bak' directory is blocked.".into())),
+            (
+                "vendor/autoload.txt",
+                false,
+                Some("Writing to the 'vendor' directory is blocked.".into()),
+            ),
+            (
+                ".git/config",
+                false,
+                Some("Writing to the '.git' directory is blocked.".into()),
+            ),
+            (
+                "node_modules/p.txt",
+                false,
+                Some("Writing to the 'node_modules' directory is blocked.".into()),
+            ),
+            (
+                "core/x.txt",
+                false,
+                Some("Writing to the 'core' directory is blocked.".into()),
+            ),
+            (
+                "a/System/x.txt",
+                false,
+                Some("Writing to the 'System' directory is blocked.".into()),
+            ),
+            (
+                "sysext/x.txt",
+                false,
+                Some("Writing to the 'sysext' directory is blocked.".into()),
+            ),
+            (
+                ".ssh/x.txt",
+                false,
+                Some("Writing to the '.ssh' directory is blocked.".into()),
+            ),
+            (
+                ".ssh.bak/x.txt",
+                false,
+                Some("Writing to the '.ssh.bak' directory is blocked.".into()),
+            ),
             (".github/x.yml", false, None),
         ];
         for (path, allow, want) in cases {
             assert_eq!(msg(check_file_write(path, allow)), want, "{path} {allow}");
         }
-        assert_eq!(check_file_write("x.php", false).unwrap_err().code, "PHP_WRITE_DISABLED");
+        assert_eq!(
+            check_file_write("x.php", false).unwrap_err().code,
+            "PHP_WRITE_DISABLED"
+        );
     }
 
     #[test]
@@ -568,8 +777,14 @@ mod tests {
             ("", None),
             ("src/app", None),
             (".ssh", Some("code_search: the '.ssh' folder is blocked.")),
-            ("a/.Git/objects", Some("code_search: the '.Git' folder is blocked.")),
-            ("wp-includes", Some("code_search: the 'wp-includes' folder is blocked.")),
+            (
+                "a/.Git/objects",
+                Some("code_search: the '.Git' folder is blocked."),
+            ),
+            (
+                "wp-includes",
+                Some("code_search: the 'wp-includes' folder is blocked."),
+            ),
             ("vendor", None),
         ] {
             assert_eq!(msg(check_code_search_path(path)).as_deref(), want, "{path}");
@@ -637,11 +852,81 @@ mod tests {
     }
 
     #[test]
+    fn resolve_checked_runs_the_whole_gate() {
+        let base = std::env::temp_dir().join(format!("phpclaw-rules-test-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&base);
+        std::fs::create_dir_all(base.join("ws/.ssh")).unwrap();
+        std::fs::create_dir_all(base.join("ws/real")).unwrap();
+        std::fs::write(base.join("ws/real/.env"), "K=v").unwrap();
+        std::fs::write(base.join("ws/notes.txt"), "n").unwrap();
+        std::os::unix::fs::symlink(base.join("ws/real/.env"), base.join("ws/harmless.txt"))
+            .unwrap();
+        let ws = Workspace::new(base.join("ws"))
+            .unwrap()
+            .with_follow_symlinks(true);
+        let m = |rules, p: &str| resolve_checked(&ws, rules, p).err().map(|e| e.message);
+        assert_eq!(m(Rules::FileRead, "notes.txt"), None);
+        assert_eq!(
+            m(Rules::FileRead, "sub/../x").as_deref(),
+            Some("File not found: sub/../x")
+        );
+        assert_eq!(
+            m(Rules::FileRead, ".ssh/../.env").as_deref(),
+            Some("Access to '.env' files is blocked.")
+        );
+        // A symlink with an innocent name is judged by its target.
+        assert_eq!(
+            m(Rules::FileRead, "harmless.txt").as_deref(),
+            Some("Access to '.env' files is blocked.")
+        );
+        assert_eq!(
+            m(Rules::CodeSearch, ".ssh").as_deref(),
+            Some("code_search: the '.ssh' folder is blocked.")
+        );
+        assert_eq!(
+            m(
+                Rules::FileWrite {
+                    allow_php_write: false
+                },
+                "new/x.php"
+            )
+            .as_deref(),
+            Some("Writing .php files is blocked by default. Enable allowPhpWrite to permit it.")
+        );
+        assert_eq!(
+            m(
+                Rules::FileWrite {
+                    allow_php_write: false
+                },
+                "new/x.txt"
+            ),
+            None
+        );
+        assert_eq!(
+            m(Rules::FileRead, "").as_deref(),
+            Some("No file path provided.")
+        );
+        let _ = std::fs::remove_dir_all(&base);
+    }
+
+    #[test]
     fn dispatch_and_resolved() {
         assert!(check(Rules::FileRead, ".env").is_err());
         assert!(check(Rules::FileEdit, "composer.json").is_err());
-        assert!(check(Rules::FileWrite { allow_php_write: true }, "x.php").is_ok());
-        assert!(check(Rules::FileWrite { allow_php_write: false }, "x.php").is_err());
+        assert!(check(
+            Rules::FileWrite {
+                allow_php_write: true
+            },
+            "x.php"
+        )
+        .is_ok());
+        assert!(check(
+            Rules::FileWrite {
+                allow_php_write: false
+            },
+            "x.php"
+        )
+        .is_err());
         assert!(check(Rules::CodeSearch, ".ssh").is_err());
         assert!(check(Rules::ZipPackage, ".aws").is_err());
         let r = Resolved {

@@ -335,7 +335,9 @@ impl PathError {
             (T::ZipPackage, K::NotFound | K::NotAFile | K::Unreadable | K::ParentNotADirectory) => {
                 format!("zip_package: source_dir not found: {raw}")
             }
-            (tool, K::NulByte) => format!("{}Path contains a NUL byte: access denied.", prefix(tool)),
+            (tool, K::NulByte) => {
+                format!("{}Path contains a NUL byte: access denied.", prefix(tool))
+            }
             (tool, K::TrailingDotOrSpace) => format!(
                 "{}Path segment '{s}' ends in a dot or a space: access denied.",
                 prefix(tool)
@@ -501,10 +503,7 @@ impl Workspace {
                 }
             }
         }
-        if absolute
-            && policy.absolute == Absolute::RefuseUnlessRootPrefix
-            && !stripped_prefix
-        {
+        if absolute && policy.absolute == Absolute::RefuseUnlessRootPrefix && !stripped_prefix {
             return Err(PathError::new(PathErrorKind::Absolute, tool, relative));
         }
         if relative.is_empty() {
@@ -534,7 +533,13 @@ impl Workspace {
                 return Err(PathError::new(PathErrorKind::TrailingDotOrSpace, tool, seg));
             }
         }
-        let real = std::fs::canonicalize(input)
+        // Backslashes separate here too, and a drive letter names nothing on this system:
+        // without this, `\\etc` or `C:/x` would be resolved against the process's directory.
+        let slashed = input.replace('\\', "/");
+        if !slashed.starts_with('/') {
+            return Err(PathError::new(PathErrorKind::NotFound, tool, input));
+        }
+        let real = std::fs::canonicalize(&slashed)
             .map_err(|_| PathError::new(PathErrorKind::NotFound, tool, input))?;
         let rest = real
             .strip_prefix(&self.root)
@@ -543,7 +548,7 @@ impl Workspace {
             .components()
             .map(|c| c.as_os_str().to_string_lossy().into_owned())
             .collect();
-        if !self.follow_symlinks && lexical_differs(input, &real) {
+        if !self.follow_symlinks && lexical_differs(&slashed, &real) {
             return Err(PathError::new(PathErrorKind::Symlink, tool, input));
         }
         self.walk(&segments, input, policy)
@@ -741,11 +746,8 @@ mod tests {
     impl Tree {
         fn new() -> Tree {
             let n = COUNTER.fetch_add(1, Ordering::SeqCst);
-            let base = std::env::temp_dir().join(format!(
-                "phpclaw-ws-test-{}-{}",
-                std::process::id(),
-                n
-            ));
+            let base =
+                std::env::temp_dir().join(format!("phpclaw-ws-test-{}-{}", std::process::id(), n));
             let _ = fs::remove_dir_all(&base);
             fs::create_dir_all(base.join("ws/sub/deep")).unwrap();
             fs::create_dir_all(base.join("ws/real")).unwrap();
@@ -785,18 +787,26 @@ mod tests {
     #[test]
     fn root_is_refused_when_filesystem_root_missing_or_file() {
         let t = Tree::new();
-        assert_eq!(Workspace::new("/").unwrap_err().kind, RootErrorKind::FilesystemRoot);
+        assert_eq!(
+            Workspace::new("/").unwrap_err().kind,
+            RootErrorKind::FilesystemRoot
+        );
         assert_eq!(
             Workspace::new("/../").unwrap_err().kind,
             RootErrorKind::FilesystemRoot
         );
-        assert_eq!(Workspace::new("").unwrap_err().kind, RootErrorKind::NotFound);
+        assert_eq!(
+            Workspace::new("").unwrap_err().kind,
+            RootErrorKind::NotFound
+        );
         assert_eq!(
             Workspace::new(t.base.join("missing")).unwrap_err().kind,
             RootErrorKind::NotFound
         );
         assert_eq!(
-            Workspace::new(t.base.join("ws/notes.txt")).unwrap_err().kind,
+            Workspace::new(t.base.join("ws/notes.txt"))
+                .unwrap_err()
+                .kind,
             RootErrorKind::NotADirectory
         );
         let ws = Workspace::new(t.base.join("ws/./sub/..")).unwrap();
@@ -902,7 +912,10 @@ mod tests {
         let root = t.root();
         let root_s = root.to_str().unwrap();
         // file_read refuses /etc/passwd, file_edit too, file_write and zip re-root it.
-        assert_eq!(kind(ws.resolve("/etc/passwd")), Err(PathErrorKind::Absolute));
+        assert_eq!(
+            kind(ws.resolve("/etc/passwd")),
+            Err(PathErrorKind::Absolute)
+        );
         assert_eq!(
             ws.resolve("/etc/passwd").unwrap_err().refusal().message,
             "Absolute paths are not allowed: etc/passwd"
@@ -939,6 +952,14 @@ mod tests {
             Err(PathErrorKind::Symlink)
         );
         assert_eq!(
+            kind(ws.resolve_for(Tool::CodeSearch, &root_s.replace('/', "\\"))),
+            Ok(String::new())
+        );
+        assert_eq!(
+            kind(ws.resolve_for(Tool::CodeSearch, "C:/sub")),
+            Err(PathErrorKind::NotFound)
+        );
+        assert_eq!(
             kind(ws.resolve_for(Tool::ZipPackage, "/sub")),
             Ok("sub".into())
         );
@@ -949,7 +970,12 @@ mod tests {
         let t = Tree::new();
         let ws = t.ws();
         let root = t.root();
-        let segs: Vec<&str> = root.to_str().unwrap().split('/').filter(|s| !s.is_empty()).collect();
+        let segs: Vec<&str> = root
+            .to_str()
+            .unwrap()
+            .split('/')
+            .filter(|s| !s.is_empty())
+            .collect();
         let last2 = segs[segs.len() - 2..].join("/");
         // file_read: a two-segment tail is stripped only when that names an existing file.
         assert_eq!(
@@ -961,7 +987,10 @@ mod tests {
             Err(PathErrorKind::NotFound)
         );
         // A one-segment tail is not enough for file_read, but is for file_write.
-        assert_eq!(kind(ws.resolve("ws/notes.txt")), Err(PathErrorKind::NotFound));
+        assert_eq!(
+            kind(ws.resolve("ws/notes.txt")),
+            Err(PathErrorKind::NotFound)
+        );
         assert_eq!(kind(ws.resolve_new("ws/new.txt")), Ok("new.txt".into()));
     }
 
@@ -1000,12 +1029,23 @@ mod tests {
             "sub/../in-file",
             "sibling/x.txt",
         ] {
-            assert_eq!(kind(ws.resolve(input)), Err(PathErrorKind::Symlink), "{input}");
+            assert_eq!(
+                kind(ws.resolve(input)),
+                Err(PathErrorKind::Symlink),
+                "{input}"
+            );
             if !input.contains("..") {
-                assert_eq!(kind(ws.resolve_new(input)), Err(PathErrorKind::Symlink), "{input}");
+                assert_eq!(
+                    kind(ws.resolve_new(input)),
+                    Err(PathErrorKind::Symlink),
+                    "{input}"
+                );
             }
         }
-        assert_eq!(kind(ws.resolve_new("out-dir/new.txt")), Err(PathErrorKind::Symlink));
+        assert_eq!(
+            kind(ws.resolve_new("out-dir/new.txt")),
+            Err(PathErrorKind::Symlink)
+        );
         assert_eq!(
             ws.resolve("in-file").unwrap_err().refusal().message,
             "Access denied: path contains a symlink."
@@ -1047,7 +1087,10 @@ mod tests {
         let t = Tree::new();
         let ws = t.ws().with_follow_symlinks(true);
         // /…/ws2 starts with the string /…/ws but is not inside it.
-        assert_eq!(kind(ws.resolve("sibling/x.txt")), Err(PathErrorKind::Traversal));
+        assert_eq!(
+            kind(ws.resolve("sibling/x.txt")),
+            Err(PathErrorKind::Traversal)
+        );
         assert!(!t.base.join("ws2").starts_with(t.base.join("ws")));
     }
 
@@ -1055,8 +1098,14 @@ mod tests {
     fn directory_targets() {
         let t = Tree::new();
         let ws = t.ws();
-        assert_eq!(kind(ws.resolve_for(Tool::CodeSearch, "")), Ok(String::new()));
-        assert_eq!(kind(ws.resolve_for(Tool::CodeSearch, "sub")), Ok("sub".into()));
+        assert_eq!(
+            kind(ws.resolve_for(Tool::CodeSearch, "")),
+            Ok(String::new())
+        );
+        assert_eq!(
+            kind(ws.resolve_for(Tool::CodeSearch, "sub")),
+            Ok("sub".into())
+        );
         assert_eq!(
             kind(ws.resolve_for(Tool::CodeSearch, "notes.txt")),
             Err(PathErrorKind::NotFound)
@@ -1065,17 +1114,26 @@ mod tests {
             kind(ws.resolve_for(Tool::CodeSearch, "../outside")),
             Err(PathErrorKind::Traversal)
         );
-        assert_eq!(kind(ws.resolve_for(Tool::ZipPackage, "sub/")), Ok("sub".into()));
+        assert_eq!(
+            kind(ws.resolve_for(Tool::ZipPackage, "sub/")),
+            Ok("sub".into())
+        );
         assert_eq!(
             kind(ws.resolve_for(Tool::ZipPackage, "")),
             Err(PathErrorKind::Empty)
         );
         assert_eq!(
-            ws.resolve_for(Tool::ZipPackage, "nope").unwrap_err().refusal().message,
+            ws.resolve_for(Tool::ZipPackage, "nope")
+                .unwrap_err()
+                .refusal()
+                .message,
             "zip_package: source_dir not found: nope"
         );
         assert_eq!(
-            ws.resolve_for(Tool::CodeSearch, "nope").unwrap_err().refusal().message,
+            ws.resolve_for(Tool::CodeSearch, "nope")
+                .unwrap_err()
+                .refusal()
+                .message,
             "code_search: directory not found: nope"
         );
     }
@@ -1087,8 +1145,14 @@ mod tests {
         let msg = |tool, p: &str| ws.resolve_for(tool, p).unwrap_err().refusal().message;
         assert_eq!(msg(Tool::FileRead, ""), "No file path provided.");
         assert_eq!(msg(Tool::FileWrite, " "), "No file path provided.");
-        assert_eq!(msg(Tool::FileEdit, ""), "file_edit: path and old_str are required.");
-        assert_eq!(msg(Tool::FileRead, "../x"), "Path traversal detected: access denied.");
+        assert_eq!(
+            msg(Tool::FileEdit, ""),
+            "file_edit: path and old_str are required."
+        );
+        assert_eq!(
+            msg(Tool::FileRead, "../x"),
+            "Path traversal detected: access denied."
+        );
         assert_eq!(
             msg(Tool::FileWrite, "../x"),
             "Path traversal detected: write access denied."
@@ -1102,7 +1166,10 @@ mod tests {
             "file_edit: Access denied: path contains a symlink."
         );
         assert_eq!(msg(Tool::FileRead, "a b/x"), "File not found: a?b/x");
-        assert_eq!(msg(Tool::FileEdit, "nope.txt"), "file_edit: file not found: nope.txt");
+        assert_eq!(
+            msg(Tool::FileEdit, "nope.txt"),
+            "file_edit: file not found: nope.txt"
+        );
         assert_eq!(msg(Tool::FileRead, "sub"), "Path is not a file: sub");
         assert_eq!(
             msg(Tool::FileWrite, "notes.txt/x"),
@@ -1117,7 +1184,10 @@ mod tests {
             "zip_package: source_dir escapes workspace root - blocked."
         );
         assert_eq!(
-            ws.resolve_for(Tool::FileRead, "../x").unwrap_err().refusal().code,
+            ws.resolve_for(Tool::FileRead, "../x")
+                .unwrap_err()
+                .refusal()
+                .code,
             "PATH_TRAVERSAL"
         );
     }
