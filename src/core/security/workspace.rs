@@ -17,6 +17,10 @@
 //! Added beyond the reference (holes closed): a NUL byte anywhere is refused, and so is a segment
 //! ending in a dot or a space (`secret.php.`, `x.php `), which Windows and some Apache
 //! configurations treat as the name without it; a dangling symlink is refused when followed.
+//!
+//! Use [`super::file_rules::resolve_checked`] for the whole gate (rules on the path as given,
+//! this resolution, rules again on the real path). Resolution is a check, not a lock: a caller
+//! should still create missing folders one at a time and open with `O_NOFOLLOW`.
 
 use std::io;
 use std::path::{Component, Path, PathBuf};
