@@ -1,5 +1,12 @@
 //! The checks that make it safe to let a model touch a server: each module states its rules,
 //! keeps them as data tables, and never panics on any input.
+//!
+//! - [`blocked_paths`]: the sensitive names, extensions and folders (phpClaw's BlockedPaths);
+//! - [`workspace`] and [`file_rules`]: the sandbox every file tool resolves paths in, and what
+//!   each tool refuses inside it;
+//! - [`ssrf`]: which URLs an outbound request may reach, and the address it must connect to.
 
 pub mod blocked_paths;
+pub mod file_rules;
 pub mod ssrf;
+pub mod workspace;
