@@ -32,6 +32,9 @@ pub struct Plan<I, R> {
     pub result: Option<R>,
 }
 
+/// What one step returns: its value, or a failure.
+pub type Step<T, E> = Result<T, Failure<E>>;
+
 /// A tool the engine can drive. `I` is the input, `X` the raw execution, `R` the finished
 /// result (the envelope string), `E` a failure.
 pub trait Lifecycle {
@@ -45,7 +48,7 @@ pub trait Lifecycle {
     type Error;
 
     /// Authorise, normalise, validate.
-    fn plan(&mut self) -> Result<Plan<Self::Input, Self::Output>, Failure<Self::Error>>;
+    fn plan(&mut self) -> Step<Plan<Self::Input, Self::Output>, Self::Error>;
     /// Do the work.
     fn perform(&mut self, input: &Self::Input) -> Result<Self::Execution, Failure<Self::Error>>;
     /// Check the raw result; `Some` finishes the run.

@@ -520,7 +520,7 @@ pub fn pad_trait_methods(ce: &mut ClassEntry) {
         for i in 0..ht.nNumUsed as usize {
             let bucket = ht.__bindgen_anon_1.arData.add(i);
             let val = &mut (*bucket).val;
-            if val.u1.type_info & 0xff != ffi::IS_PTR as u32 {
+            if val.u1.type_info & 0xff != ffi::IS_PTR {
                 continue;
             }
             let old = val.value.ptr.cast::<u8>();
