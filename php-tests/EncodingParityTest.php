@@ -272,10 +272,6 @@ final class EncodingParityTest extends TestCase
         }
         unset($a['self']);
     }
-
-    /**
-     * @group known-bug
-     */
     public function testAnExceptionFromJsonSerializePassesThroughUnwrapped(): void
     {
         // PHP's original catches only \JsonException; anything jsonSerialize() throws reaches the

@@ -762,10 +762,6 @@ final class LifecycleTest extends TestCase
         self::assertSame(0, $run['code'], $run['stderr']);
         self::assertSame('{"success":true,"data":{"a":"&"},"meta":[],"warnings":[]}|{"success":true,"data":{"echo":{"x":1}},"meta":{"mode":"test"},"warnings":[]}|{"b":"<"}|protected', $run['stdout']);
     }
-
-    /**
-     * @group known-bug
-     */
     public function testDecodeEntitiesRecursivelyOverrideIsUsedByEncodeResult(): void
     {
         // In phpClaw's trait encodeResult() calls self::decodeEntitiesRecursively(), so a class
@@ -1047,10 +1043,6 @@ final class LifecycleTest extends TestCase
         self::assertNull($p->getDefaultValue());
         self::assertFalse(property_exists(ContractTool::class, 'authorizer'));
     }
-
-    /**
-     * @group known-bug
-     */
     public function testAuthorizerPropertyIsTypedLikeTheReference(): void
     {
         // phpClaw declares `private ?ToolAuthorizerInterface $authorizer = null;`. A class that
@@ -1373,10 +1365,6 @@ final class LifecycleTest extends TestCase
         $userland = $this->captureErrorLog(fn () => error_log("phpClaw ContractTool execution failed: $message"));
         self::assertSame($userland, $native);
     }
-
-    /**
-     * @group known-bug
-     */
     public function testLogExecutionErrorWithANulByteMatchesErrorLog(): void
     {
         $tool = new ContractTool();
@@ -1555,7 +1543,6 @@ final class LifecycleTest extends TestCase
     }
 
     /**
-     * @group known-bug
      * @dataProvider weakIntsKnownBad
      */
     public function testWeakModeNumericStringsMatchPhp(mixed $maxLimit): void
@@ -1636,7 +1623,6 @@ final class LifecycleTest extends TestCase
     }
 
     /**
-     * @group known-bug
      * @dataProvider weakStringsKnownBad
      */
     public function testWeakModeStringCoercionKnownBugs(mixed $subject): void
@@ -1665,7 +1651,6 @@ final class LifecycleTest extends TestCase
     }
 
     /**
-     * @group known-bug
      * @dataProvider argumentCounts
      * @param list<mixed> $args
      */
@@ -1768,10 +1753,6 @@ final class LifecycleTest extends TestCase
             self::assertLessThan(4096, memory_get_usage() - $before, "$name leaks");
         }
     }
-
-    /**
-     * @group known-bug
-     */
     public function testExitInsideAStepEndsTheScript(): void
     {
         $fixtures = __DIR__ . '/fixtures/Tools.php';
@@ -1785,10 +1766,6 @@ final class LifecycleTest extends TestCase
         self::assertSame(3, $run['code']);
         self::assertSame('', $run['stderr']);
     }
-
-    /**
-     * @group known-bug
-     */
     public function testAFatalErrorInsideAStepEndsTheScript(): void
     {
         $fixtures = __DIR__ . '/fixtures/Tools.php';

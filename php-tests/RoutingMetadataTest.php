@@ -203,10 +203,6 @@ final class RoutingMetadataTest extends TestCase
         $this->expectExceptionMessage('Unknown named parameter $keywords');
         new ToolRoutingMetadata(keywords: ['x']);
     }
-
-    /**
-     * @group known-bug
-     */
     public function testTooManyArgumentsGivesPhpsStandardMessage(): void
     {
         try {
@@ -216,20 +212,12 @@ final class RoutingMetadataTest extends TestCase
             self::assertSame('PhpClaw\Tools\ToolRoutingMetadata::__construct() expects at most 4 arguments, 5 given', $e->getMessage());
         }
     }
-
-    /**
-     * @group known-bug
-     */
     public function testIsEmptyWithAnArgumentGivesPhpsStandardMessage(): void
     {
         $this->expectException(ArgumentCountError::class);
         $this->expectExceptionMessage('PhpClaw\Tools\ToolRoutingMetadata::isEmpty() expects exactly 0 arguments, 1 given');
         (new ToolRoutingMetadata())->isEmpty(1);
     }
-
-    /**
-     * @group known-bug
-     */
     public function testIsEmptyOnAnUninitialisedInstanceFailsLikeTheReference(): void
     {
         // The PHP original reads the typed properties, which throws before initialisation.

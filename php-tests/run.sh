@@ -2,7 +2,7 @@
 # Run the PHP test suite against a phpclaw module.
 #   php-tests/run.sh [path-to-.so] [phpunit options…]
 # Default module: target/debug/libphpclaw.so. Extra options go to phpunit, e.g.
-#   php-tests/run.sh target/release/libphpclaw.so --exclude-group known-bug
+#   php-tests/run.sh target/release/libphpclaw.so --filter Lifecycle
 #   php-tests/run.sh php-tests/LifecycleTest.php
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)

@@ -254,7 +254,7 @@ namespace PhpClaw\Tools\Concerns {
     trait HasCoreToolBinding
     {
         /** The authorizer withAuthorizer() bound, or null. */
-        private $authorizer = null;
+        private ?\PhpClaw\Tools\Contracts\ToolAuthorizerInterface $authorizer = null;
 
         /** Authorise, normalise and validate: ['input' => array, 'result' => ?string]. */
         abstract protected function plan(array $input): array;

@@ -46,8 +46,14 @@ pub fn envelope(result: &Zval, binding: Binding) -> Option<Zval> {
     match zend::call_function("json_encode", &mut [value, flags]) {
         Ok(v) => Some(v),
         Err(_) => {
-            let previous = Thrown::take();
-            throw_tool_exception(messages::ENCODE_FAILED, previous);
+            // Only json_encode's own failure is wrapped; anything else (an exception thrown by
+            // a jsonSerialize()) passes through unchanged, as phpClaw catches \JsonException only.
+            let thrown = Thrown::take_pending();
+            if thrown.is(zend::json_exception_ce()) {
+                throw_tool_exception(messages::ENCODE_FAILED, Some(thrown));
+            } else {
+                thrown.rethrow();
+            }
             None
         }
     }

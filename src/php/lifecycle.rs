@@ -5,8 +5,8 @@
 //! of them reaches the caller unchanged. The orchestration itself is `core::lifecycle`.
 
 use ext_php_rs::args::Arg;
-use ext_php_rs::builders::{ClassBuilder, ClassProperty, FunctionBuilder};
-use ext_php_rs::flags::{ClassFlags, DataType, MethodFlags, PropertyFlags};
+use ext_php_rs::builders::{ClassBuilder, FunctionBuilder};
+use ext_php_rs::flags::{ClassFlags, DataType, MethodFlags};
 use ext_php_rs::types::{ZendObject, Zval};
 use ext_php_rs::zend::ExecuteData;
 
@@ -69,14 +69,8 @@ impl PhpRun<'_> {
 
 /// Sort a pending exception into a tool failure (recoverable) or anything else.
 fn classify(_: Pending) -> Failure<Thrown> {
-    let thrown = Thrown::take().unwrap_or_else(|| {
-        zend::throw_error("phpclaw: a lifecycle step failed without an exception");
-        Thrown::take().expect("an Error was just thrown")
-    });
-    let is_tool = TOOL_EXCEPTION
-        .get()
-        .is_some_and(|ce| thrown.object().instance_of(ce));
-    if is_tool {
+    let thrown = Thrown::take_pending();
+    if thrown.is(TOOL_EXCEPTION.get()) {
         Failure::Tool(thrown)
     } else {
         Failure::Other(thrown)
@@ -135,7 +129,8 @@ impl Lifecycle for PhpRun<'_> {
     fn recover(&mut self, failure: Thrown, attempt: i64) -> Result<Option<Zval>, Failure<Thrown>> {
         let mut attempt_zv = Zval::new();
         attempt_zv.set_long(attempt);
-        let ret = self.call("recover", &mut [object_zval(failure.object()), attempt_zv])?;
+        let exception = failure.object().map_or_else(Zval::null, object_zval);
+        let ret = self.call("recover", &mut [exception, attempt_zv])?;
         self.result_of("recover", &ret)
     }
 }
@@ -447,6 +442,22 @@ fn encode_result(ex: &mut ExecuteData, rv: &mut Zval, binding: Binding) {
         return;
     }
     let Some(result) = f.array(0) else { return };
+    // The contract decodes through `self::decodeEntitiesRecursively()`: a class that declares
+    // its own version gets it called, and its answer is then encoded as it stands.
+    if binding == Binding::Contract {
+        let scope = f.scope();
+        if let Some(func) = zend::find_method(scope, "decodeEntitiesRecursively")
+            .filter(|&m| zend::is_user_function(m))
+        {
+            let Ok(decoded) = zend::call_static(scope, func, &mut [zend::share(result)]) else {
+                return;
+            };
+            if let Some(json) = encode::envelope(&decoded, Binding::Core) {
+                *rv = json;
+            }
+            return;
+        }
+    }
     if let Some(json) = encode::envelope(result, binding) {
         *rv = json;
     }
@@ -814,17 +825,16 @@ pub fn register() -> ext_php_rs::error::Result<()> {
         })
         .register()?;
     trait_builder(CORE_NAME, true)
-        .property(ClassProperty {
-            name: AUTHORIZER_PROP.into(),
-            flags: PropertyFlags::Private,
-            default: Some(Box::new(|| Ok(Zval::null()))),
-            docs: &[],
-            ty: None,
-            nullable: true,
-            readonly: false,
-            default_stub: None,
-        })
         .registration(|ce, _| {
+            // `private ?ToolAuthorizerInterface $authorizer = null`, typed like phpClaw's so a
+            // class repeating the declaration composes with the trait.
+            zend::declare_typed_property(
+                ce,
+                AUTHORIZER_PROP,
+                MethodFlags::Private.bits(),
+                zend::class_type(AUTHORIZER_NAME, true),
+                Some(Zval::null()),
+            );
             zend::pad_trait_methods(ce);
             CORE_TRAIT.set(ce);
         })

@@ -93,7 +93,8 @@ pub fn register() -> ext_php_rs::error::Result<()> {
                     ce,
                     name,
                     MethodFlags::Public.bits() | zend::ACC_READONLY,
-                    zend::MAY_BE_ARRAY,
+                    zend::mask_type(zend::MAY_BE_ARRAY),
+                    None,
                 );
             }
             ROUTING_METADATA.set(ce);

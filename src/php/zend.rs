@@ -39,7 +39,11 @@ extern "C" {
     ) -> *mut zval;
     fn zend_argument_type_error(arg_num: u32, format: *const c_char, ...);
     fn zend_zval_type_name(arg: *const zval) -> *const c_char;
-    fn zend_wrong_parameters_count_error();
+    fn zend_wrong_parameters_count_error(min_num_args: u32, max_num_args: u32);
+    fn zend_parse_arg_long_weak(arg: *mut zval, dest: *mut i64, arg_num: u32) -> bool;
+    fn zend_parse_arg_str_weak(arg: *mut zval, dest: *mut *mut zend_string, arg_num: u32) -> bool;
+    fn zend_is_unwind_exit(ex: *const zend_object) -> bool;
+    fn zend_is_graceful_exit(ex: *const zend_object) -> bool;
     fn cfg_get_entry(name: *const c_char, name_length: usize) -> *mut zval;
     fn php_log_err_with_severity(message: *const c_char, syslog_type: c_int);
 }
@@ -82,6 +86,13 @@ impl ClassSlot {
 
 extern "C" {
     static spl_ce_RuntimeException: *mut zend_class_entry;
+    static php_json_exception_ce: *mut zend_class_entry;
+}
+
+/// `JsonException` (ext/json is compiled into every PHP 8).
+pub fn json_exception_ce() -> Option<&'static ClassEntry> {
+    // SAFETY: set by ext/json's startup, before shared extensions start.
+    unsafe { php_json_exception_ce.cast::<ClassEntry>().as_ref() }
 }
 
 /// `RuntimeException` (SPL is compiled into every PHP and starts before shared extensions).
@@ -101,18 +112,46 @@ pub fn startup_ini(name: &str) -> Option<String> {
     zv.str().map(str::to_owned)
 }
 
-/// Declare a typed property on a class during startup (ext-php-rs declares untyped ones only).
-pub fn declare_typed_property(ce: &mut ClassEntry, name: &str, flags: u32, type_mask: u32) {
-    let name = ZendStr::new_interned(name, true).into_raw();
-    let mut default = Zval::new();
-    // SAFETY: a typed property without default is declared with an UNDEF value.
-    unsafe { (*ptr::from_mut(&mut default).cast::<zval>()).u1.type_info = ffi::IS_UNDEF };
-    let ty = zend_type {
+/// A `zend_type` for a class name (persistent interned), optionally nullable.
+pub fn class_type(class: &str, nullable: bool) -> zend_type {
+    let name = ZendStr::new_interned(class, true).into_raw();
+    zend_type {
+        ptr: name.cast(),
+        type_mask: TYPE_NAME_BIT | if nullable { MAY_BE_NULL } else { 0 },
+    }
+}
+
+/// A `zend_type` from a type mask (`MAY_BE_*` bits).
+pub fn mask_type(type_mask: u32) -> zend_type {
+    zend_type {
         ptr: ptr::null_mut(),
         type_mask,
-    };
+    }
+}
+
+/// `_ZEND_TYPE_NAME_BIT`: the type names a class.
+const TYPE_NAME_BIT: u32 = 1 << 24;
+/// `MAY_BE_NULL`.
+pub const MAY_BE_NULL: u32 = 1 << 1;
+
+/// Declare a typed property on a class during startup (ext-php-rs declares untyped ones only).
+/// `default` None leaves it uninitialised, as a typed property without default is.
+pub fn declare_typed_property(
+    ce: &mut ClassEntry,
+    name: &str,
+    flags: u32,
+    ty: zend_type,
+    default: Option<Zval>,
+) {
+    let name = ZendStr::new_interned(name, true).into_raw();
+    let mut default = default.unwrap_or_else(|| {
+        let mut undef = Zval::new();
+        // SAFETY: a typed property without default is declared with an UNDEF value.
+        unsafe { (*ptr::from_mut(&mut undef).cast::<zval>()).u1.type_info = ffi::IS_UNDEF };
+        undef
+    });
     // SAFETY: called from a registration callback during startup; the name is a persistent
-    // interned string; an UNDEF default is what a typed property without default needs.
+    // interned string; the engine takes the (scalar) default without a reference.
     unsafe {
         zend_declare_typed_property(
             ptr::from_mut(ce).cast(),
@@ -124,6 +163,55 @@ pub fn declare_typed_property(ce: &mut ClassEntry, name: &str, flags: u32, type_
         );
     }
     std::mem::forget(default);
+}
+
+/// The method `name` as the class `ce` resolves it (its own, a trait's, or inherited).
+pub fn find_method(ce: *const zend_class_entry, name: &str) -> Option<*mut zend_function> {
+    if ce.is_null() {
+        return None;
+    }
+    // SAFETY: a live class; the lookup lower-cases its own copy of the name.
+    let func = unsafe {
+        ffi::zend_hash_str_find_ptr_lc(
+            &raw const (*ce).function_table,
+            name.as_ptr().cast(),
+            name.len(),
+        )
+    }
+    .cast::<zend_function>();
+    (!func.is_null()).then_some(func)
+}
+
+/// Whether a method is written in PHP (a userland override of a native one).
+pub fn is_user_function(func: *mut zend_function) -> bool {
+    const ZEND_USER_FUNCTION: u8 = 2;
+    // SAFETY: a live function from a class's method table.
+    unsafe { (*func).type_ == ZEND_USER_FUNCTION }
+}
+
+/// Call a static method of `ce` (e.g. `self::x()` from a trait method).
+pub fn call_static(
+    ce: *mut zend_class_entry,
+    func: *mut zend_function,
+    args: &mut [Zval],
+) -> Result<Zval, Pending> {
+    let mut rv = Zval::new();
+    // SAFETY: a live function and class; the engine copies the arguments.
+    unsafe {
+        zend_call_known_function(
+            func,
+            ptr::null_mut(),
+            ce,
+            ptr::from_mut(&mut rv).cast(),
+            args.len() as u32,
+            args.as_mut_ptr().cast(),
+            ptr::null_mut(),
+        );
+    }
+    if pending() {
+        return Err(Pending);
+    }
+    Ok(rv)
 }
 
 /// A method handler's view of its call frame.
@@ -148,7 +236,7 @@ impl<'a> Frame<'a> {
         let n = self.num_args();
         if n < min || n > max {
             // SAFETY: builds the standard message from the current frame.
-            unsafe { zend_wrong_parameters_count_error() };
+            unsafe { zend_wrong_parameters_count_error(min as u32, max as u32) };
             return false;
         }
         true
@@ -213,34 +301,43 @@ impl<'a> Frame<'a> {
         if let Some(v) = zv.long() {
             return Some(v);
         }
-        if !self.strict() && !zv.is_null() && !zv.is_array() && !zv.is_object() {
-            if let Some(d) = zv.double() {
-                if d.fract() == 0.0
-                    && d >= -9.223_372_036_854_776e18
-                    && d < 9.223_372_036_854_776e18
-                {
-                    return Some(d as i64);
-                }
-            } else if let Some(b) = zv.bool() {
-                return Some(i64::from(b));
-            } else if let Some(s) = zv.str() {
-                if let Ok(v) = s.trim_start().parse::<i64>() {
-                    return Some(v);
-                }
+        // null is refused even in weak mode: these methods stand in for PHP-declared ones,
+        // and only internal functions accept null for a scalar (with a deprecation).
+        if !self.strict() && !zv.is_null() {
+            let mut out: i64 = 0;
+            // SAFETY: PHP's own weak-mode conversion (numeric strings, integral floats, bools,
+            // with its deprecation notices) on the frame's argument.
+            if unsafe { zend_parse_arg_long_weak(arg_ptr(zv), &mut out, (n + 1) as u32) } {
+                return Some(out);
+            }
+            if pending() {
+                return None;
             }
         }
         type_error(n, "int", zv);
         None
     }
 
-    /// Argument `n` that must be a string (weak mode coerces scalars), or a pending TypeError.
+    /// Argument `n` that must be a string (weak mode converts scalars and Stringable objects
+    /// exactly as PHP does), or a pending TypeError.
     pub fn string(&self, n: usize) -> Option<Vec<u8>> {
         let zv = self.arg(n)?;
         if let Some(s) = zv.zend_str() {
             return Some(s.as_bytes().to_vec());
         }
-        if !self.strict() && (zv.is_long() || zv.is_double() || zv.is_bool()) {
-            return zv.coerce_to_string().map(String::into_bytes);
+        if !self.strict() && !zv.is_null() {
+            let mut out: *mut zend_string = ptr::null_mut();
+            // SAFETY: PHP's own weak-mode conversion; it may convert the frame's argument slot
+            // in place, as parameter parsing does.
+            if unsafe { zend_parse_arg_str_weak(arg_ptr(zv), &mut out, (n + 1) as u32) } {
+                // SAFETY: on success `out` points at the converted string, owned by the slot.
+                if let Some(s) = unsafe { out.cast::<ZendStr>().as_ref() } {
+                    return Some(s.as_bytes().to_vec());
+                }
+            }
+            if pending() {
+                return None;
+            }
         }
         type_error(n, "string", zv);
         None
@@ -273,6 +370,11 @@ impl<'a> Frame<'a> {
     }
 }
 
+/// The frame slot behind a borrowed argument, for PHP's in-place argument conversions.
+fn arg_ptr(zv: &Zval) -> *mut zval {
+    ptr::from_ref(zv).cast_mut().cast()
+}
+
 /// Raise PHP's standard TypeError for argument `n` (0-based) of the running function.
 pub fn type_error(n: usize, expected: &str, given: &Zval) {
     let fmt = CString::new(format!(
@@ -291,22 +393,40 @@ pub fn type_error(n: usize, expected: &str, given: &Zval) {
 }
 
 /// A PHP exception object taken from the engine, owned until it is thrown again.
-pub struct Thrown(ZBox<ZendObject>);
+pub struct Thrown(Option<ZBox<ZendObject>>);
 
 impl Thrown {
-    /// Take the pending exception, if any.
+    /// Take the pending exception, if any. `exit()` and fatal errors unwind the stack with an
+    /// internal marker that is not an exception: that one is never taken (None), so it keeps
+    /// unwinding to the end of the script.
     pub fn take() -> Option<Self> {
-        ExecutorGlobals::take_exception().map(Self)
+        if !pending() || exiting() {
+            return None;
+        }
+        ExecutorGlobals::take_exception().map(|e| Self(Some(e)))
     }
 
-    /// The exception object.
-    pub fn object(&self) -> &ZendObject {
-        &self.0
+    /// Whatever is pending, taken when it is an exception, left in the engine when it is the
+    /// exit marker (then `object()` is None and `rethrow()` does nothing).
+    pub fn take_pending() -> Self {
+        Self::take().unwrap_or(Self(None))
+    }
+
+    /// The exception object, unless the exit marker was left pending.
+    pub fn object(&self) -> Option<&ZendObject> {
+        self.0.as_deref()
+    }
+
+    /// Whether it is an instance of `ce`.
+    pub fn is(&self, ce: Option<&ClassEntry>) -> bool {
+        matches!((self.object(), ce), (Some(o), Some(ce)) if o.instance_of(ce))
     }
 
     /// Throw it again: the same object, so its file, line and trace are unchanged.
     pub fn rethrow(self) {
-        throw_zval(owned_object_zval(self.0));
+        if let Some(obj) = self.0 {
+            throw_zval(owned_object_zval(obj));
+        }
     }
 
     /// Wrap an object the caller owns (e.g. an argument) without taking it from the engine.
@@ -315,7 +435,7 @@ impl Thrown {
         // SAFETY: a live refcounted object; the box owns the reference added here.
         unsafe {
             (*raw).gc.refcount += 1;
-            Self(ZBox::from_raw(raw.cast()))
+            Self(Some(ZBox::from_raw(raw.cast())))
         }
     }
 }
@@ -341,6 +461,14 @@ pub struct Pending;
 /// Whether an exception is pending.
 pub fn pending() -> bool {
     ExecutorGlobals::has_exception()
+}
+
+/// Whether the pending "exception" is the marker `exit()` and fatal errors unwind with.
+pub fn exiting() -> bool {
+    let ex = ExecutorGlobals::get().exception;
+    // SAFETY: the engine's pending exception pointer, checked for null first.
+    !ex.is_null()
+        && unsafe { zend_is_unwind_exit(ex.cast_const()) || zend_is_graceful_exit(ex.cast_const()) }
 }
 
 /// A zval holding a new reference to `obj` (`ZVAL_OBJ_COPY`).
@@ -430,13 +558,14 @@ pub fn assoc(pairs: Vec<(&str, Zval)>) -> Zval {
 pub fn read_property(scope: *mut zend_class_entry, obj: &ZendObject, name: &str) -> Option<Zval> {
     let name = ZendStr::new(name, false);
     let mut rv = Zval::new();
-    // SAFETY: a live object and class; the property is read silently (no warning when absent).
+    // SAFETY: a live object and class; reading an uninitialised typed property throws, as
+    // the same read in PHP would.
     let found = unsafe {
         zend_read_property_ex(
             scope,
             ptr::from_ref(obj).cast_mut().cast(),
             ptr::from_ref(&*name).cast_mut().cast(),
-            true,
+            false,
             ptr::from_mut(&mut rv).cast(),
         )
     };
@@ -477,8 +606,8 @@ pub fn instantiate(ce: &ClassEntry, args: &mut [Zval]) -> Result<ZBox<ZendObject
 
 /// Throw a new `ce` exception with a message, code and optional previous throwable.
 pub fn throw_new(ce: &ClassEntry, message: &str, code: i64, previous: Option<Thrown>) {
-    let prev = match previous {
-        Some(p) => owned_object_zval(p.0),
+    let prev = match previous.and_then(|p| p.0) {
+        Some(p) => owned_object_zval(p),
         None => Zval::null(),
     };
     let mut code_zv = Zval::new();
@@ -499,8 +628,12 @@ pub fn throw_error(message: &str) {
 
 /// Write a line to PHP's error log exactly as `error_log($message)` does.
 pub fn error_log(message: &[u8]) {
-    let cleaned: Vec<u8> = message.iter().copied().filter(|&b| b != 0).collect();
-    if let Ok(c) = CString::new(cleaned) {
+    // error_log() hands PHP's logger a C string: the message ends at its first NUL byte.
+    let end = message
+        .iter()
+        .position(|&b| b == 0)
+        .unwrap_or(message.len());
+    if let Ok(c) = CString::new(&message[..end]) {
         // SAFETY: a valid C string; PHP routes it to the configured error log.
         unsafe { php_log_err_with_severity(c.as_ptr(), LOG_NOTICE) };
     }
