@@ -23,6 +23,10 @@
 //!    it would walk (its operands, or the cwd when it has none) holds anything rule 6 refuses,
 //!    or holds more than [`WALK_ENTRY_CAP`] entries (one budget for the whole command).
 //!
+//! 8. Exec options (added, [`EXEC_OPTIONS`]): options and subcommands that make an allowlisted
+//!    reader run other programs (`awk -f`, `git -c`, `tar --to-command`…) are `hard_blocked`;
+//!    `sed` is run with `--sandbox` (added to the approved argv).
+//!
 //! [`ShellPolicy::is_mutating`] is the approval rule: empty → true; refused by rules 2, 4 or 5
 //! → false (refused anyway); program in [`READONLY_COMMANDS`] → false; otherwise true.
 
@@ -38,11 +42,12 @@ pub use output::{
     start_failed_message, timeout_message, Shaped, PHP_TRIM_BYTES,
 };
 pub use tables::{
-    Recursion, BLOCKED_PATH_PATTERNS, CODE_INJECTION_ENV_NAMES, CODE_INJECTION_ENV_PREFIXES,
-    DEFAULT_ALLOWLIST, DEFAULT_MAX_STDERR_BYTES, DEFAULT_MAX_STDOUT_BYTES, EXTRA_HARD_BLOCKED,
-    FILE_READING_COMMANDS, HARD_BLOCKED, HARD_READ_CEILING_BYTES, METACHARACTERS,
-    PROCESS_TIMEOUT_SECONDS, READONLY_COMMANDS, RECURSIVE_READERS, RESOLVE_MAX_BYTES,
-    SECRET_ENV_MARKERS, SIGKILL, WALK_ENTRY_CAP,
+    ExecOptions, Recursion, BLOCKED_PATH_PATTERNS, CODE_INJECTION_ENV_NAMES,
+    CODE_INJECTION_ENV_PREFIXES, DEFAULT_ALLOWLIST, DEFAULT_MAX_STDERR_BYTES,
+    DEFAULT_MAX_STDOUT_BYTES, EXEC_OPTIONS, EXTRA_HARD_BLOCKED, FILE_READING_COMMANDS,
+    HARD_BLOCKED, HARD_READ_CEILING_BYTES, METACHARACTERS, PROCESS_TIMEOUT_SECONDS,
+    READONLY_COMMANDS, RECURSIVE_READERS, RESOLVE_MAX_BYTES, SECRET_ENV_MARKERS, SIGKILL,
+    WALK_ENTRY_CAP,
 };
 
 use paths::{judge_argument, judge_text, php_basename, PathDenial, Walker};
@@ -134,7 +139,8 @@ impl ShellError {
     }
 }
 
-/// A command cleared to run: spawn `argv` directly (no shell) in the policy's cwd.
+/// A command cleared to run: spawn `argv` directly (no shell) in the policy's cwd. `argv` is
+/// the split command, plus a sandbox option the policy adds for some programs (`sed --sandbox`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Approved {
     /// The trimmed command (hook key `command` of `shell.exec`).
@@ -215,9 +221,22 @@ impl ShellPolicy {
         }
         let to_err = |d: PathDenial| deny(d.reason, &program, d.detail, d.message);
         let args = argv.get(1..).unwrap_or(&[]);
+        let exec = exec_options(&program);
+        if let Some(token) = exec.and_then(|row| exec_refusal(row, args)) {
+            return Err(deny(
+                DenialReason::HardBlocked,
+                &program,
+                token.to_string(),
+                format!("Option '{token}' would let '{program}' run other programs."),
+            ));
+        }
         let operands = self.check_arguments(args).map_err(to_err)?;
         self.check_recursion(&program, args, &operands)
             .map_err(to_err)?;
+        let mut argv = argv.clone();
+        if let Some(flag) = exec.and_then(|row| row.sandbox) {
+            argv.insert(1.min(argv.len()), flag.to_string());
+        }
         Ok(Approved {
             command: command.to_string(),
             argv,
@@ -400,6 +419,29 @@ impl ShellPolicy {
         }
         Ok(())
     }
+}
+
+fn exec_options(program: &str) -> Option<&'static ExecOptions> {
+    let name = php_basename(program).to_ascii_lowercase();
+    EXEC_OPTIONS.iter().find(|row| row.program == name)
+}
+
+/// The first argument that would make `row.program` run another program, if any.
+fn exec_refusal<'a>(row: &ExecOptions, args: &'a [String]) -> Option<&'a str> {
+    for token in args.iter().take_while(|t| *t != "--") {
+        let refused = if let Some(long) = token.strip_prefix("--") {
+            let name = long.split('=').next().unwrap_or("");
+            name.len() >= 3 && row.long.iter().any(|l| l.starts_with(name))
+        } else if let Some(cluster) = token.strip_prefix('-') {
+            cluster.chars().any(|c| row.short.contains(c))
+        } else {
+            row.words.contains(&token.as_str())
+        };
+        if refused {
+            return Some(token);
+        }
+    }
+    None
 }
 
 /// Recursive readers whose first operand is a pattern, so one operand still means "the cwd".
@@ -893,6 +935,60 @@ mod tests {
         // a sensitive argument is not a program-level refusal: approval is still asked
         assert!(policy(&["cp"]).is_mutating("cp .env x"));
         assert!(!default.is_mutating("ls\nrm"));
+    }
+
+    #[test]
+    fn exec_options_are_refused_and_sed_is_sandboxed() {
+        let p = policy(&["sed", "awk", "git", "tar", "sort", "zip"]);
+        for (cmd, token) in [
+            ("awk -f prog.awk x", "-f"),
+            ("awk -fprog.awk x", "-fprog.awk"),
+            ("awk --load=ext x", "--load=ext"),
+            ("awk --incl lib x", "--incl"),
+            ("git -c core.fsmonitor=id status", "-c"),
+            ("git config core.pager id", "config"),
+            ("git rebase -x id", "rebase"),
+            ("git --exec-path=/tmp status", "--exec-path=/tmp"),
+            ("tar --to-command=id -xf a.tar", "--to-command=id"),
+            ("tar -I id -cf a.tar x", "-I"),
+            ("sort --compress-prog=id x", "--compress-prog=id"),
+            ("zip -TT id a.zip x", "-TT"),
+        ] {
+            let d = denial(&p, cmd);
+            assert_eq!(
+                (d.reason, d.detail.as_str()),
+                (DenialReason::HardBlocked, token),
+                "{cmd}"
+            );
+            assert_eq!(
+                d.message,
+                format!(
+                    "Option '{token}' would let '{}' run other programs.",
+                    d.program
+                )
+            );
+        }
+        for cmd in [
+            "awk -v x=1 NR==1 f",
+            "git status",
+            "git log -C",
+            "tar -tf a.tar",
+            "sort -n f",
+            "git -- config",
+        ] {
+            assert_eq!(reason(&p, cmd), None, "{cmd}");
+        }
+        let ok = p.check("sed -n 1p f").unwrap();
+        assert_eq!(ok.argv, ["sed", "--sandbox", "-n", "1p", "f"]);
+        assert_eq!(
+            p.check("sed s/.*/id/e f")
+                .unwrap()
+                .argv
+                .get(1)
+                .map(String::as_str),
+            Some("--sandbox")
+        );
+        assert_eq!(p.check("git status").unwrap().argv, ["git", "status"]);
     }
 
     #[test]

@@ -386,3 +386,133 @@ pub const CODE_INJECTION_ENV_PREFIXES: &[&str] = &[
 
 /// Environment names withheld exactly (added): `ENV` is read by POSIX shells at start-up.
 pub const CODE_INJECTION_ENV_NAMES: &[&str] = &["ENV", "CDPATH", "PS4"];
+
+/// A program that can run other programs through some of its options (added).
+pub struct ExecOptions {
+    /// Program basename (lower-cased) the row applies to.
+    pub program: &'static str,
+    /// Short option letters refused (alone or anywhere in a cluster).
+    pub short: &'static str,
+    /// Long option names refused, also abbreviated (any prefix of at least 3 letters).
+    pub long: &'static [&'static str],
+    /// Operands (subcommands) refused.
+    pub words: &'static [&'static str],
+    /// Option put right after the program so the program itself refuses to run commands.
+    pub sandbox: Option<&'static str>,
+}
+
+/// Options that turn a reader into a command runner (added). `sed` gets GNU `--sandbox`
+/// (refuses its `e`, `s///e`, `r` and `w` commands; a sed without that option fails to start,
+/// which fails closed); `awk` loses program files and extensions (inline awk cannot run
+/// anything without `(` or `|`, both metacharacters); `git` loses `-c`, `config` and the
+/// subcommands that run hooks or tools; `tar`, `zip` and `sort` lose their helper programs.
+pub const EXEC_OPTIONS: &[ExecOptions] = &[
+    ExecOptions {
+        program: "sed",
+        short: "",
+        long: &[],
+        words: &[],
+        sandbox: Some("--sandbox"),
+    },
+    ExecOptions {
+        program: "awk",
+        short: "fEil",
+        long: AWK_LONG,
+        words: &[],
+        sandbox: None,
+    },
+    ExecOptions {
+        program: "gawk",
+        short: "fEil",
+        long: AWK_LONG,
+        words: &[],
+        sandbox: None,
+    },
+    ExecOptions {
+        program: "mawk",
+        short: "fEil",
+        long: AWK_LONG,
+        words: &[],
+        sandbox: None,
+    },
+    ExecOptions {
+        program: "nawk",
+        short: "fEil",
+        long: AWK_LONG,
+        words: &[],
+        sandbox: None,
+    },
+    ExecOptions {
+        program: "git",
+        short: "cx",
+        long: &[
+            "config-env",
+            "exec-path",
+            "upload-pack",
+            "receive-pack",
+            "exec",
+            "extcmd",
+            "ext-diff",
+            "textconv",
+            "tool",
+            "run",
+        ],
+        words: &[
+            "config",
+            "submodule",
+            "filter-branch",
+            "bisect",
+            "difftool",
+            "mergetool",
+            "daemon",
+            "instaweb",
+            "credential",
+            "hook",
+            "rebase",
+            "am",
+            "commit",
+            "merge",
+            "pull",
+            "push",
+            "fetch",
+            "clone",
+            "archive",
+            "fsck",
+            "gc",
+            "maintenance",
+            "worktree",
+        ],
+        sandbox: None,
+    },
+    ExecOptions {
+        program: "tar",
+        short: "IF",
+        long: &[
+            "to-command",
+            "checkpoint-action",
+            "use-compress-program",
+            "info-script",
+            "new-volume-script",
+            "rsh-command",
+            "rmt-command",
+        ],
+        words: &[],
+        sandbox: None,
+    },
+    ExecOptions {
+        program: "zip",
+        short: "T",
+        long: &["unzip-command"],
+        words: &[],
+        sandbox: None,
+    },
+    ExecOptions {
+        program: "sort",
+        short: "",
+        long: &["compress-program"],
+        words: &[],
+        sandbox: None,
+    },
+];
+
+const AWK_LONG: &[&str] = &["file", "exec", "include", "load"];
