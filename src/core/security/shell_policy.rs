@@ -19,6 +19,9 @@
 //!    The reference judges only [`FILE_READING_COMMANDS`]; here every program is judged, since
 //!    an adapter may allowlist `cp`, `diff`, `stat`… and the rules only refuse paths that name
 //!    secrets or system files (`ls /etc` still runs; `ls /proc` and `ls .ssh` do not).
+//!    For the reference's readers the whole absolute path is judged, cwd included (its
+//!    `realpath` re-check); for other programs a path that stays under the cwd is judged from
+//!    the cwd down, so `ls -la` and `date +%s` keep working in a cwd such as `wp-admin/`.
 //! 7. Recursion (added): a recursive reader ([`RECURSIVE_READERS`]) is refused when a directory
 //!    it would walk (its operands, or the cwd when it has none) holds anything rule 6 refuses,
 //!    or holds more than [`WALK_ENTRY_CAP`] entries (one budget for the whole command).
@@ -50,7 +53,7 @@ pub use tables::{
     WALK_ENTRY_CAP,
 };
 
-use paths::{judge_argument, judge_text, php_basename, PathDenial, Walker};
+use paths::{judge_text, php_basename, PathDenial, Scope, Walker};
 
 /// The `reason` a refusal reports to the `shell.denied` hook (exact reference strings).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -230,9 +233,13 @@ impl ShellPolicy {
                 format!("Option '{token}' would let '{program}' run other programs."),
             ));
         }
-        let operands = self.check_arguments(args).map_err(to_err)?;
-        self.check_recursion(&program, args, &operands)
-            .map_err(to_err)?;
+        let scope = Scope {
+            cwd: &self.cwd,
+            strict: FILE_READING_COMMANDS
+                .contains(&php_basename(&program).to_ascii_lowercase().as_str()),
+        };
+        let operands = check_arguments(&scope, args).map_err(to_err)?;
+        check_recursion(&scope, &program, args, &operands).map_err(to_err)?;
         let mut argv = argv.clone();
         if let Some(flag) = exec.and_then(|row| row.sandbox) {
             argv.insert(1.min(argv.len()), flag.to_string());
@@ -315,110 +322,110 @@ impl ShellPolicy {
         }
         None
     }
+}
 
-    /// Rule 6; returns the operands (arguments read as paths) for the recursion check.
-    fn check_arguments<'a>(&self, args: &'a [String]) -> Result<Vec<&'a str>, PathDenial> {
-        let mut operands = Vec::new();
-        let mut options_ended = false;
-        for token in args {
-            let token = token.as_str();
-            if !options_ended && token == "--" {
-                options_ended = true;
-                continue;
-            }
-            if options_ended || !token.starts_with('-') {
-                self.judge(token)?;
-                operands.push(token);
-                continue;
-            }
-            if let Some((_, value)) = token.split_once('=') {
-                if !value.is_empty() {
-                    self.judge(value)?;
-                }
-            }
-            if !token.starts_with("--") {
-                self.judge_short_cluster(token)?;
+/// Rule 6; returns the operands (arguments read as paths) for the recursion check.
+fn check_arguments<'a>(scope: &Scope, args: &'a [String]) -> Result<Vec<&'a str>, PathDenial> {
+    let mut operands = Vec::new();
+    let mut options_ended = false;
+    for token in args {
+        let token = token.as_str();
+        if !options_ended && token == "--" {
+            options_ended = true;
+            continue;
+        }
+        if options_ended || !token.starts_with('-') {
+            judge(scope, token, false)?;
+            operands.push(token);
+            continue;
+        }
+        if let Some((_, value)) = token.split_once('=') {
+            if !value.is_empty() {
+                judge(scope, value, false)?;
             }
         }
-        Ok(operands)
-    }
-
-    fn judge(&self, token: &str) -> Result<(), PathDenial> {
-        judge_argument(&self.cwd, token).map_or(Ok(()), Err)
-    }
-
-    /// Added: `-f.env`, `-rf../.env`, `-Xwp-config.php`: a short flag can take its value
-    /// attached, starting after any letter of the cluster. The value is judged from the second
-    /// character and from the first non-alphanumeric one; for the starts in between only the
-    /// file name and the first segment can differ, so those are matched by suffix.
-    fn judge_short_cluster(&self, token: &str) -> Result<(), PathDenial> {
-        let mut chars = token.char_indices().skip(2);
-        let Some((start, _)) = chars.next() else {
-            return Ok(());
-        };
-        let value = token.get(start..).unwrap_or("");
-        self.judge(value)?;
-        let run_end = value
-            .find(|c: char| !c.is_ascii_alphanumeric())
-            .unwrap_or(value.len());
-        if run_end > 0 && run_end < value.len() {
-            self.judge(value.get(run_end..).unwrap_or(""))?;
+        if !token.starts_with("--") {
+            judge_short_cluster(scope, token)?;
         }
-        let lower = value.to_ascii_lowercase();
-        let first_segment = lower.split('/').next().unwrap_or("");
-        let stripped = crate::core::security::blocked_paths::strip_backup_suffix(first_segment);
-        let names = crate::core::security::blocked_paths::FILENAMES
+    }
+    Ok(operands)
+}
+
+fn judge(scope: &Scope, token: &str, attached: bool) -> Result<(), PathDenial> {
+    scope.judge_argument(token, attached).map_or(Ok(()), Err)
+}
+
+/// Added: `-f.env`, `-rf../.env`, `-Xwp-config.php`: a short flag can take its value
+/// attached, starting after any letter of the cluster. The value is judged from the second
+/// character and from the first non-alphanumeric one; for the starts in between only the
+/// file name and the first segment can differ, so those are matched by suffix.
+fn judge_short_cluster(scope: &Scope, token: &str) -> Result<(), PathDenial> {
+    let mut chars = token.char_indices().skip(2);
+    let Some((start, _)) = chars.next() else {
+        return Ok(());
+    };
+    let value = token.get(start..).unwrap_or("");
+    judge(scope, value, true)?;
+    let run_end = value
+        .find(|c: char| !c.is_ascii_alphanumeric())
+        .unwrap_or(value.len());
+    if run_end > 0 && run_end < value.len() {
+        judge(scope, value.get(run_end..).unwrap_or(""), true)?;
+    }
+    let lower = value.to_ascii_lowercase();
+    let first_segment = lower.split('/').next().unwrap_or("");
+    let stripped = crate::core::security::blocked_paths::strip_backup_suffix(first_segment);
+    let names = crate::core::security::blocked_paths::FILENAMES
+        .iter()
+        .chain(crate::core::security::blocked_paths::SECURITY_DIRS);
+    for name in names {
+        if first_segment.ends_with(name) || stripped.ends_with(name) {
+            let shown = if lower.contains('/') {
+                format!("{name}/")
+            } else {
+                name.to_string()
+            };
+            if let Some(mut d) = judge_text(&shown, &shown) {
+                d.detail = value.to_string();
+                return Err(d);
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Rule 7.
+fn check_recursion(
+    scope: &Scope,
+    program: &str,
+    args: &[String],
+    operands: &[&str],
+) -> Result<(), PathDenial> {
+    let name = php_basename(program).to_ascii_lowercase();
+    let Some(rec) = RECURSIVE_READERS.iter().find(|r| r.program == name) else {
+        return Ok(());
+    };
+    let recursive = rec.always
+        || args
             .iter()
-            .chain(crate::core::security::blocked_paths::SECURITY_DIRS);
-        for name in names {
-            if first_segment.ends_with(name) || stripped.ends_with(name) {
-                let shown = if lower.contains('/') {
-                    format!("{name}/")
-                } else {
-                    name.to_string()
-                };
-                if let Some(mut d) = judge_text(&shown, &shown) {
-                    d.detail = value.to_string();
-                    return Err(d);
-                }
-            }
-        }
-        Ok(())
+            .take_while(|t| *t != "--")
+            .any(|t| switches_recursion(rec, t));
+    if !recursive {
+        return Ok(());
     }
-
-    /// Rule 7.
-    fn check_recursion(
-        &self,
-        program: &str,
-        args: &[String],
-        operands: &[&str],
-    ) -> Result<(), PathDenial> {
-        let name = php_basename(program).to_ascii_lowercase();
-        let Some(rec) = RECURSIVE_READERS.iter().find(|r| r.program == name) else {
-            return Ok(());
-        };
-        let recursive = rec.always
-            || args
-                .iter()
-                .take_while(|t| *t != "--")
-                .any(|t| switches_recursion(rec, t));
-        if !recursive {
-            return Ok(());
+    let mut walker = Walker::new();
+    let pattern_first = PATTERN_FIRST.contains(&rec.program);
+    if operands.is_empty() || (pattern_first && operands.len() == 1) {
+        if let Some(d) = walker.check_tree(scope, ".") {
+            return Err(d);
         }
-        let mut walker = Walker::new();
-        let pattern_first = PATTERN_FIRST.contains(&rec.program);
-        if operands.is_empty() || (pattern_first && operands.len() == 1) {
-            if let Some(d) = walker.check_tree(&self.cwd, ".") {
-                return Err(d);
-            }
-        }
-        for operand in operands {
-            if let Some(d) = walker.check_tree(&self.cwd, operand) {
-                return Err(d);
-            }
-        }
-        Ok(())
     }
+    for operand in operands {
+        if let Some(d) = walker.check_tree(scope, operand) {
+            return Err(d);
+        }
+    }
+    Ok(())
 }
 
 fn exec_options(program: &str) -> Option<&'static ExecOptions> {
@@ -864,6 +871,34 @@ mod tests {
         assert_eq!(d.message, "Access to 'pw' is blocked: system file.");
         assert!(reason(&p, "cat ./../b/./pw").is_some());
         assert_eq!(reason(&p, "ls ../.."), None);
+    }
+
+    #[test]
+    fn a_sensitive_cwd_blocks_readers_but_not_other_programs() {
+        let t = TempDir::new("wpadmin");
+        let cwd = t.0.join("wp-admin");
+        fs::create_dir_all(cwd.join("sub")).unwrap();
+        fs::write(cwd.join("notes.txt"), "x").unwrap();
+        let p = ShellPolicy::new(["ls", "date", "cat", "df"], &cwd);
+        for cmd in [
+            "ls -la",
+            "date +%s",
+            "ls sub",
+            "ls -R sub",
+            "df -h",
+            "ls /tmp",
+        ] {
+            assert_eq!(reason(&p, cmd), None, "{cmd}");
+        }
+        // the reference's readers judge the real path, which is inside wp-admin/
+        assert_eq!(
+            reason(&p, "cat notes.txt"),
+            Some(DenialReason::SensitiveDirectory)
+        );
+        assert_eq!(
+            reason(&p, "ls ../wp-admin"),
+            Some(DenialReason::SensitiveDirectory)
+        );
     }
 
     #[test]

@@ -142,30 +142,73 @@ pub(crate) fn resolve(cwd: &Path, token: &str) -> Option<PathBuf> {
     }
 }
 
-/// Every check for one argument: as written, lexically normalised, then resolved.
-pub(crate) fn judge_argument(cwd: &Path, token: &str) -> Option<PathDenial> {
-    if let Some(d) = judge_text(token, token) {
-        return Some(d);
-    }
-    if token.len() <= RESOLVE_MAX_BYTES {
-        let lexical = lexical_absolute(cwd, token);
-        if let Some(d) = judge_text(&lexical, token) {
-            return Some(d);
-        }
-    }
-    let real = resolve(cwd, token)?;
-    judge_resolved(&real, token)
+/// Where relative arguments resolve, and how much of an absolute path is judged.
+///
+/// Strict (the reference, used for [`FILE_READING_COMMANDS`](super::FILE_READING_COMMANDS)):
+/// the whole absolute path is judged, so nothing can be read from a cwd that sits inside a
+/// sensitive directory. Lenient (every other program, which the reference does not check at
+/// all): a path that stays under the cwd is judged from the cwd down, so `date +%s` or
+/// `ls -la` still work when the process runs in, say, `wp-admin/`.
+pub(crate) struct Scope<'a> {
+    pub cwd: &'a Path,
+    pub strict: bool,
 }
 
-fn judge_resolved(real: &Path, shown: &str) -> Option<PathDenial> {
-    let text = real.to_string_lossy();
-    if let Some(d) = judge_text(&text, shown) {
-        return Some(d);
+impl Scope<'_> {
+    /// The text of `abs` to judge: all of it, or its part below the cwd (as `./rest`).
+    fn view(&self, abs: &str, canonical: bool) -> String {
+        if self.strict {
+            return abs.to_string();
+        }
+        let base = if canonical {
+            match self.cwd.canonicalize() {
+                Ok(c) => c.to_string_lossy().into_owned(),
+                Err(_) => return abs.to_string(),
+            }
+        } else {
+            lexical_absolute(self.cwd, ".")
+        };
+        let base = base.trim_end_matches('/');
+        if base.is_empty() {
+            return abs.to_string();
+        }
+        match abs.strip_prefix(base) {
+            Some("") => ".".to_string(),
+            Some(rest) if rest.starts_with('/') => format!(".{rest}"),
+            _ => abs.to_string(),
+        }
     }
-    if real.is_dir() && !text.ends_with('/') {
-        return judge_text(&format!("{text}/"), shown);
+
+    /// Every check for one argument: as written, lexically normalised, then resolved.
+    /// An `attached` value (the tail of a short-flag cluster such as `-la`) may well be no
+    /// path at all, so it is only resolved when it names something that exists.
+    pub(crate) fn judge_argument(&self, token: &str, attached: bool) -> Option<PathDenial> {
+        if let Some(d) = judge_text(token, token) {
+            return Some(d);
+        }
+        if token.len() > RESOLVE_MAX_BYTES || token.is_empty() {
+            return None;
+        }
+        if !attached {
+            let lexical = lexical_absolute(self.cwd, token);
+            if let Some(d) = judge_text(&self.view(&lexical, false), token) {
+                return Some(d);
+            }
+        }
+        let real = if attached {
+            self.cwd.join(token).canonicalize().ok()?
+        } else {
+            resolve(self.cwd, token)?
+        };
+        let text = self.view(&real.to_string_lossy(), true);
+        if let Some(d) = judge_text(&text, token) {
+            return Some(d);
+        }
+        if real.is_dir() && !text.ends_with('/') {
+            return judge_text(&format!("{text}/"), token);
+        }
+        None
     }
-    None
 }
 
 /// Walks directories a recursive read will cover, sharing one entry budget across all of them
@@ -183,10 +226,10 @@ impl Walker {
         }
     }
 
-    /// Refuses when anything under `token` (resolved against `cwd`) is sensitive, or when the
-    /// tree is too big to check within the budget. A token that is not a directory is fine.
-    pub(crate) fn check_tree(&mut self, cwd: &Path, token: &str) -> Option<PathDenial> {
-        let root = resolve(cwd, token)?;
+    /// Refuses when anything under `token` (resolved against the cwd) is sensitive, or when
+    /// the tree is too big to check within the budget. A token that is not a directory is fine.
+    pub(crate) fn check_tree(&mut self, scope: &Scope, token: &str) -> Option<PathDenial> {
+        let root = resolve(scope.cwd, token)?;
         if !root.is_dir() || !self.seen.insert(root.clone()) {
             return None;
         }
@@ -204,13 +247,13 @@ impl Walker {
             // Unreadable entries and symlink loops are skipped: the command cannot read them either.
             let Ok(entry) = entry else { continue };
             let path = entry.path().to_string_lossy().into_owned();
-            if let Some(d) = judge_text(&path, &path) {
+            if let Some(d) = judge_text(&scope.view(&path, true), &path) {
                 return Some(d);
             }
             if entry.path_is_symlink() {
                 if let Ok(target) = entry.path().canonicalize() {
                     let shown = target.to_string_lossy().into_owned();
-                    if let Some(d) = judge_text(&shown, &shown) {
+                    if let Some(d) = judge_text(&scope.view(&shown, true), &shown) {
                         return Some(d);
                     }
                 }
@@ -339,6 +382,36 @@ mod tests {
         assert_eq!(lexical_absolute(cwd, "a/./b"), "/srv/app/a/b");
     }
 
+    fn strict(cwd: &Path) -> Scope<'_> {
+        Scope { cwd, strict: true }
+    }
+
+    #[test]
+    fn lenient_scope_judges_below_the_cwd_only() {
+        let cwd = Path::new("/var/www/wp-admin");
+        let lenient = Scope { cwd, strict: false };
+        assert_eq!(lenient.view("/var/www/wp-admin/x", false), "./x");
+        assert_eq!(lenient.view("/var/www/wp-admin", false), ".");
+        assert_eq!(
+            lenient.view("/var/www/wp-adminx", false),
+            "/var/www/wp-adminx"
+        );
+        assert_eq!(lenient.judge_argument("+%s", false), None);
+        assert!(lenient.judge_argument("../wp-config.php", false).is_some());
+        assert!(lenient.judge_argument("../wp-admin/x", false).is_some());
+        assert!(lenient
+            .judge_argument("../../../etc/passwd", false)
+            .is_some());
+        let strict = Scope { cwd, strict: true };
+        assert!(strict.judge_argument("+%s", false).is_some());
+        // at the root nothing is "below the cwd": the whole path is judged
+        let root = Scope {
+            cwd: Path::new("/"),
+            strict: false,
+        };
+        assert!(root.judge_argument("dev/mem", false).is_some());
+    }
+
     fn temp_dir(tag: &str) -> PathBuf {
         let dir = std::env::temp_dir().join(format!(
             "phpclaw-shell-paths-{tag}-{}-{:?}",
@@ -357,18 +430,24 @@ mod tests {
         std::os::unix::fs::symlink(dir.join(".env"), dir.join("notes.txt")).unwrap();
         std::os::unix::fs::symlink("/etc/passwd", dir.join("pw")).unwrap();
         std::os::unix::fs::symlink("/etc/ssh", dir.join("sshdir")).unwrap();
-        let d = judge_argument(&dir, "notes.txt").unwrap();
+        let d = strict(&dir).judge_argument("notes.txt", false).unwrap();
         assert_eq!(d.detail, "notes.txt");
-        let d = judge_argument(&dir, "pw").unwrap();
+        let d = strict(&dir).judge_argument("pw", false).unwrap();
         assert_eq!(d.reason, DenialReason::SensitivePath);
         assert_eq!(d.message, "Access to 'pw' is blocked: system file.");
         // the directory itself matches `/etc/ssh/` once a trailing slash is added
-        assert!(judge_argument(&dir, "sshdir").is_some() || !Path::new("/etc/ssh").is_dir());
+        assert!(
+            strict(&dir).judge_argument("sshdir", false).is_some()
+                || !Path::new("/etc/ssh").is_dir()
+        );
         // a missing file under a symlinked directory is judged through its real parent
         assert!(
-            judge_argument(&dir, "sshdir/missing").is_some() || !Path::new("/etc/ssh").is_dir()
+            strict(&dir)
+                .judge_argument("sshdir/missing", false)
+                .is_some()
+                || !Path::new("/etc/ssh").is_dir()
         );
-        assert!(judge_argument(&dir, "plain.txt").is_none());
+        assert!(strict(&dir).judge_argument("plain.txt", false).is_none());
         fs::remove_dir_all(&dir).unwrap();
     }
 
@@ -384,13 +463,16 @@ mod tests {
         std::os::unix::fs::symlink(dir.join("dirty"), dir.join("linked/to-dirty")).unwrap();
         std::os::unix::fs::symlink(dir.join("linked"), dir.join("linked/loop")).unwrap();
 
-        assert_eq!(Walker::new().check_tree(&dir, "clean"), None);
-        assert_eq!(Walker::new().check_tree(&dir, "clean/sub/a.txt"), None);
-        let d = Walker::new().check_tree(&dir, "dirty").unwrap();
+        assert_eq!(Walker::new().check_tree(&strict(&dir), "clean"), None);
+        assert_eq!(
+            Walker::new().check_tree(&strict(&dir), "clean/sub/a.txt"),
+            None
+        );
+        let d = Walker::new().check_tree(&strict(&dir), "dirty").unwrap();
         assert_eq!(d.reason, DenialReason::SensitiveFile);
-        let d = Walker::new().check_tree(&dir, "hidden").unwrap();
+        let d = Walker::new().check_tree(&strict(&dir), "hidden").unwrap();
         assert_eq!(d.reason, DenialReason::SensitiveDirectory);
-        assert!(Walker::new().check_tree(&dir, "linked").is_some());
+        assert!(Walker::new().check_tree(&strict(&dir), "linked").is_some());
 
         let big = dir.join("big");
         fs::create_dir_all(&big).unwrap();
@@ -398,12 +480,12 @@ mod tests {
             fs::write(big.join(format!("f{i}")), "").unwrap();
         }
         assert_eq!(
-            Walker::new().check_tree(&dir, "big"),
+            Walker::new().check_tree(&strict(&dir), "big"),
             None,
             "exactly at the cap"
         );
         fs::write(big.join("one-more"), "").unwrap();
-        let d = Walker::new().check_tree(&dir, "big").unwrap();
+        let d = Walker::new().check_tree(&strict(&dir), "big").unwrap();
         assert!(
             d.message.contains("more than 10000 entries"),
             "{}",
@@ -412,12 +494,12 @@ mod tests {
         // the budget is shared: a second walk of another clean tree after a big one fails
         let mut w = Walker::new();
         fs::remove_file(big.join("one-more")).unwrap();
-        assert_eq!(w.check_tree(&dir, "big"), None);
-        assert!(w.check_tree(&dir, "clean").is_some());
+        assert_eq!(w.check_tree(&strict(&dir), "big"), None);
+        assert!(w.check_tree(&strict(&dir), "clean").is_some());
         // the same tree twice costs nothing the second time
         let mut w = Walker::new();
-        assert_eq!(w.check_tree(&dir, "big"), None);
-        assert_eq!(w.check_tree(&dir, "./big/"), None);
+        assert_eq!(w.check_tree(&strict(&dir), "big"), None);
+        assert_eq!(w.check_tree(&strict(&dir), "./big/"), None);
         fs::remove_dir_all(&dir).unwrap();
     }
 }
