@@ -250,12 +250,17 @@ impl Walker {
             if let Some(d) = judge_text(&scope.view(&path, true), &path) {
                 return Some(d);
             }
-            if entry.path_is_symlink() {
-                if let Ok(target) = entry.path().canonicalize() {
-                    let shown = target.to_string_lossy().into_owned();
-                    if let Some(d) = judge_text(&scope.view(&shown, true), &shown) {
-                        return Some(d);
-                    }
+            // Below a followed symlink the entry's path says nothing about where it really
+            // is (`dir/link/shadow` may be `/etc/shadow`): judge the real path of every entry,
+            // with a trailing slash for directories so `/proc` matches `/proc/`.
+            if let Ok(real) = entry.path().canonicalize() {
+                let shown = real.to_string_lossy().into_owned();
+                let mut text = scope.view(&shown, true);
+                if entry.file_type().is_dir() && !text.ends_with('/') {
+                    text.push('/');
+                }
+                if let Some(d) = judge_text(&text, &shown) {
+                    return Some(d);
                 }
             }
         }
@@ -473,6 +478,21 @@ mod tests {
         let d = Walker::new().check_tree(&strict(&dir), "hidden").unwrap();
         assert_eq!(d.reason, DenialReason::SensitiveDirectory);
         assert!(Walker::new().check_tree(&strict(&dir), "linked").is_some());
+        // a link into a system directory is judged by where it leads, entry by entry
+        fs::create_dir_all(dir.join("sys")).unwrap();
+        std::os::unix::fs::symlink("/etc", dir.join("sys/etc-link")).unwrap();
+        let d = Walker::new().check_tree(&strict(&dir), "sys").unwrap();
+        assert!(
+            matches!(
+                d.reason,
+                DenialReason::SensitivePath | DenialReason::SensitiveDirectory
+            ),
+            "{d:?}"
+        );
+        fs::create_dir_all(dir.join("proc")).unwrap();
+        std::os::unix::fs::symlink("/proc", dir.join("proc/p")).unwrap();
+        let d = Walker::new().check_tree(&strict(&dir), "proc").unwrap();
+        assert_eq!(d.reason, DenialReason::SensitivePath);
 
         let big = dir.join("big");
         fs::create_dir_all(&big).unwrap();
