@@ -25,10 +25,9 @@
 //! 7. Recursion (added): a recursive reader ([`RECURSIVE_READERS`]) is refused when a directory
 //!    it would walk (its operands, or the cwd when it has none) holds anything rule 6 refuses,
 //!    or holds more than [`WALK_ENTRY_CAP`] entries (one budget for the whole command).
-//!
-//! 8. Exec options (added, [`EXEC_OPTIONS`]): options and subcommands that make an allowlisted
-//!    reader run other programs (`awk -f`, `git -c`, `tar --to-command`…) are `hard_blocked`;
-//!    `sed` is run with `--sandbox` (added to the approved argv).
+//! 8. Exec options (added, [`EXEC_OPTIONS`], checked before rule 6): options and subcommands
+//!    that make an allowlisted reader run other programs (`awk -f`, `git -c`,
+//!    `tar --to-command`…) are `hard_blocked`; `sed` runs with `--sandbox` (added to the argv).
 //!
 //! [`ShellPolicy::is_mutating`] is the approval rule: empty → true; refused by rules 2, 4 or 5
 //! → false (refused anyway); program in [`READONLY_COMMANDS`] → false; otherwise true.
