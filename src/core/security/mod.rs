@@ -4,9 +4,11 @@
 //! - [`blocked_paths`]: the sensitive names, extensions and folders (phpClaw's BlockedPaths);
 //! - [`workspace`] and [`file_rules`]: the sandbox every file tool resolves paths in, and what
 //!   each tool refuses inside it;
+//! - [`shell_policy`]: which commands shell_exec may run, split into argv without a shell;
 //! - [`ssrf`]: which URLs an outbound request may reach, and the address it must connect to.
 
 pub mod blocked_paths;
 pub mod file_rules;
+pub mod shell_policy;
 pub mod ssrf;
 pub mod workspace;
