@@ -2,3 +2,5 @@
 //! keeps them as data tables, and never panics on any input.
 
 pub mod blocked_paths;
+pub mod sql_guard;
+pub mod sql_tokenizer;
