@@ -10,7 +10,9 @@
 //!    [`EXTRA_BLOCKED_WORDS`] or [`BLOCKED_FUNCTIONS`] (a digit-led run such as `1INTO` is
 //!    also checked from each digit-to-letter switch, as PostgreSQL splits it);
 //! 5. has no clause in [`BLOCKED_SEQUENCES`] (consecutive words);
-//! 6. has no PostgreSQL `U&"..."` identifier (its escapes could spell any name);
+//! 6. has no PostgreSQL `U&"..."` identifier (its escapes could spell any name), and no
+//!    `?` or `:` inside a backtick or bracket identifier (PDO's placeholder scanner does
+//!    not know those quotes and would splice a bound value, quotes and all, into them);
 //! 7. and then, on the raw text, names none of [`RESTRICTED_IDENTIFIERS`] as a whole word,
 //!    in literals too (as phpClaw does), with accented/full-width Latin letters folded.
 //!
@@ -21,7 +23,9 @@ use std::collections::HashSet;
 
 use once_cell::sync::Lazy;
 
-use super::sql_tokenizer::{tokenize, CommentKind, Dialect, Token, TokenKind, ALL_DIALECTS};
+use super::sql_tokenizer::{
+    tokenize, CommentKind, Dialect, QuoteStyle, Token, TokenKind, ALL_DIALECTS,
+};
 
 /// The PHP exception class phpClaw throws for every refusal (it carries no other code);
 /// the binding throws this class with [`SqlRefusal::message`].
@@ -255,6 +259,8 @@ pub enum RefusalKind {
     BlockedClause,
     /// A PostgreSQL `U&"..."` identifier.
     UnicodeIdentifier,
+    /// A `?` or `:` inside a backtick or bracket identifier.
+    PlaceholderInIdentifier,
     /// A credential name appears in the query.
     RestrictedIdentifier,
 }
@@ -408,6 +414,18 @@ fn check_reading(sql: &str, dialect: Dialect) -> Result<(), SqlRefusal> {
                 format!("Blocked clause: {}.", seq.join(" ")),
             ));
         }
+    }
+    let spliceable = tokens.iter().any(|t| {
+        matches!(
+            t.kind,
+            TokenKind::QuotedIdent(QuoteStyle::Backtick | QuoteStyle::Bracket)
+        ) && t.text(sql).contains(['?', ':'])
+    });
+    if spliceable {
+        return Err(SqlRefusal::new(
+            RefusalKind::PlaceholderInIdentifier,
+            "Placeholders are not permitted inside quoted identifiers.",
+        ));
     }
     if has_unicode_identifier(sql, tokens) {
         return Err(SqlRefusal::new(
@@ -813,6 +831,25 @@ mod tests {
         ] {
             assert_ok(sql);
         }
+    }
+
+    #[test]
+    fn placeholders_inside_backtick_or_bracket_names_are_refused() {
+        let msg = "Placeholders are not permitted inside quoted identifiers.";
+        assert_msg("SELECT 1 AS `?`", msg);
+        assert_msg("SELECT 1 AS `:x`", msg);
+        assert_msg("SELECT [a?] FROM t", msg);
+        // Placeholders in plain positions and in strings are fine.
+        assert_ok("SELECT a FROM t WHERE b = ? AND c = :name");
+        assert_ok("SELECT 'a?b', \"c:d\" FROM t");
+    }
+
+    #[test]
+    fn postgres_number_prefix_tricks() {
+        // PostgreSQL before 15 reads 1e'..' as 1 then an E-string: the backslash then
+        // escapes the quote and the rest is code.
+        assert_msg("SELECT 1e'\\''; DROP TABLE t; SELECT '", ONE_STMT);
+        assert_msg("SELECT 1$q$'$q$; DROP TABLE t; SELECT '", ONE_STMT);
     }
 
     #[test]

@@ -70,6 +70,7 @@ pub enum QuoteStyle {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TokenKind {
     /// `[A-Za-z_][A-Za-z0-9_]*` (plus `$` after the first byte under MySQL/PostgreSQL).
+    /// Under PostgreSQL a lone `E`/`e` touching a quote is the prefix of a `String`.
     Word,
     /// A run starting with a digit: `42`, `1.5e3`, `0x1F`, or MySQL's digit-led names.
     Number,
@@ -158,20 +159,28 @@ pub fn tokenize(sql: &str, dialect: Dialect) -> Vec<Token> {
             i += 1;
             continue;
         } else if is_word_byte(b) {
+            let digit_led = b.is_ascii_digit();
+            // PostgreSQL never lets `$` continue a number: `1$q$` is 1 then a dollar quote.
+            let dollar = dialect.dollar_in_words() && !(digit_led && dialect.postgres());
             let mut j = i + 1;
             while let Some(c) = at(j) {
-                if is_word_byte(c) || (c == b'$' && dialect.dollar_in_words()) {
+                if is_word_byte(c) || (c == b'$' && dollar) {
                     j += 1;
                 } else {
                     break;
                 }
             }
-            // PostgreSQL escape string: E'...' (the prefix must touch the quote).
-            if dialect.postgres() && j == i + 1 && (b == b'E' || b == b'e') && at(j) == Some(b'\'')
-            {
+            let last = j.checked_sub(1).and_then(at);
+            let e_quote =
+                dialect.postgres() && matches!(last, Some(b'E' | b'e')) && at(j) == Some(b'\'');
+            if e_quote && j == i + 1 {
+                // PostgreSQL escape string E'...' (the prefix touches the quote).
                 let (end, ok) = scan_quoted(bytes, j, b'\'', true);
                 (TokenKind::String, end, ok)
-            } else if b.is_ascii_digit() {
+            } else if e_quote && digit_led {
+                // PostgreSQL before 15 reads `1e'..'` as 1 then an E-string: stop before `e`.
+                (TokenKind::Number, j - 1, true)
+            } else if digit_led {
                 (TokenKind::Number, j, true)
             } else {
                 (TokenKind::Word, j, true)
@@ -451,6 +460,21 @@ mod tests {
         assert_eq!(kinds("$ x", Dialect::Postgres)[0].0, TokenKind::Operator);
         // A tag must not start with a digit: $1 is a placeholder.
         assert_eq!(kinds("$1$", Dialect::Postgres)[0].0, TokenKind::Placeholder);
+    }
+
+    #[test]
+    fn postgres_number_boundaries() {
+        let k = kinds("1$q$x$q$", Dialect::Postgres);
+        assert_eq!(k[0].1, "1");
+        assert_eq!(k[1].0, TokenKind::DollarString);
+        let k = kinds("1e'\\''", Dialect::Postgres);
+        assert_eq!((k[0].0, k[0].1.as_str()), (TokenKind::Number, "1"));
+        assert_eq!(
+            (k[1].0, k[1].1.as_str(), k[1].2),
+            (TokenKind::String, "e'\\''", true)
+        );
+        // MySQL keeps `1$q$` as one digit-led name.
+        assert_eq!(one("1$q$", Dialect::MySql).0, TokenKind::Number);
     }
 
     #[test]
