@@ -496,8 +496,9 @@ fn has_unicode_identifier(sql: &str, tokens: &[Token]) -> bool {
 /// accented Latin and full-width letters to ASCII, combining marks to nothing (`Some(None)`);
 /// anything else ends a word (`None`).
 fn fold_char(c: char) -> Option<Option<char>> {
-    if c.is_ascii_alphanumeric() || c == '_' {
-        return Some(Some(c.to_ascii_lowercase()));
+    if c.is_ascii() {
+        let word = c.is_ascii_alphanumeric() || c == '_';
+        return word.then_some(Some(c.to_ascii_lowercase()));
     }
     if ('\u{300}'..='\u{36f}').contains(&c) {
         return Some(None);
