@@ -18,6 +18,10 @@
 //! 7. and then, on the raw text, names none of [`RESTRICTED_IDENTIFIERS`] as a whole word,
 //!    in literals too (as phpClaw does), with accented/full-width Latin letters folded.
 //!
+//! Order: phpClaw's own rules first (generic reading, its tables, its first-word rule),
+//! then its restricted-name check, then every rule above under every reading; so a query
+//! phpClaw refuses gets phpClaw's exact message, and ours only add refusals.
+//!
 //! Everything is checked on tokens, so `SELECT 'DELETE'` passes and `SELECT ';'` is one
 //! statement. Every check is linear in the input.
 
@@ -240,6 +244,21 @@ const LATIN_FOLD: &[(&str, char)] = &[
     ("ŹźŻżŽž", 'z'),
 ];
 
+/// phpClaw's message for a query naming a restricted identifier.
+const RESTRICTED_MESSAGE: &str =
+    "db_query: query references a restricted table or column and was blocked.";
+
+/// How many leading entries of [`BLOCKED_SEQUENCES`] are phpClaw's own.
+const REFERENCE_SEQUENCES: usize = 2;
+
+/// Which rule set one pass applies: phpClaw's alone (run first, so every query phpClaw
+/// refuses gets phpClaw's message), or all of ours.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Scope {
+    Reference,
+    Full,
+}
+
 /// Why a query was refused; each variant has one fixed message shape.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RefusalKind {
@@ -327,9 +346,16 @@ pub fn validate(sql: &str) -> Result<&str, SqlRefusal> {
             "No SQL query provided.",
         ));
     }
+    check_reading(trimmed, Dialect::Generic, Scope::Reference)?;
+    if names_restricted_identifier(trimmed) {
+        return Err(SqlRefusal::new(
+            RefusalKind::RestrictedIdentifier,
+            RESTRICTED_MESSAGE,
+        ));
+    }
     let mut placeholders: Option<Vec<usize>> = None;
     for &dialect in ALL_DIALECTS {
-        let here = check_reading(trimmed, dialect)?;
+        let here = check_reading(trimmed, dialect, Scope::Full)?;
         match &placeholders {
             Some(first) if *first != here => {
                 return Err(SqlRefusal::new(
@@ -341,18 +367,12 @@ pub fn validate(sql: &str) -> Result<&str, SqlRefusal> {
             None => placeholders = Some(here),
         }
     }
-    if names_restricted_identifier(trimmed) {
-        return Err(SqlRefusal::new(
-            RefusalKind::RestrictedIdentifier,
-            "db_query: query references a restricted table or column and was blocked.",
-        ));
-    }
     Ok(trimmed)
 }
 
 /// Rules 2 to 6 under one engine's reading; returns where its `?` / `:name` placeholders
 /// start, which must be the same under every reading (rule 6).
-fn check_reading(sql: &str, dialect: Dialect) -> Result<Vec<usize>, SqlRefusal> {
+fn check_reading(sql: &str, dialect: Dialect, scope: Scope) -> Result<Vec<usize>, SqlRefusal> {
     let all = tokenize(sql, dialect);
     let mut count = all.len();
     for (idx, tok) in all.iter().enumerate() {
@@ -396,7 +416,15 @@ fn check_reading(sql: &str, dialect: Dialect) -> Result<Vec<usize>, SqlRefusal> 
     }
     let tokens = all.get(..count).unwrap_or(&[]);
 
-    let first = tokens.iter().find(|t| t.kind != TokenKind::LParen);
+    let reference = scope == Scope::Reference;
+    let first = if reference {
+        // phpClaw looks at the first word, whatever precedes it.
+        tokens
+            .iter()
+            .find(|t| matches!(t.kind, TokenKind::Word | TokenKind::Number))
+    } else {
+        tokens.iter().find(|t| t.kind != TokenKind::LParen)
+    };
     let leads_with_read = first.is_some_and(|t| {
         t.kind == TokenKind::Word
             && ALLOWED_FIRST
@@ -416,20 +444,35 @@ fn check_reading(sql: &str, dialect: Dialect) -> Result<Vec<usize>, SqlRefusal> 
         .map(|t| t.text(sql).to_ascii_uppercase())
         .collect();
     for word in &words {
-        if let Some(hit) = blocked_in_word(word) {
+        let hit = if reference {
+            REFERENCE_BLOCKED_WORDS
+                .contains(&word.as_str())
+                .then_some(word.as_str())
+        } else {
+            blocked_in_word(word)
+        };
+        if let Some(hit) = hit {
             return Err(SqlRefusal::new(
                 RefusalKind::BlockedKeyword,
                 format!("Blocked keyword: {hit}."),
             ));
         }
     }
-    for seq in BLOCKED_SEQUENCES {
+    let sequences = if reference {
+        BLOCKED_SEQUENCES.get(..REFERENCE_SEQUENCES).unwrap_or(&[])
+    } else {
+        BLOCKED_SEQUENCES
+    };
+    for seq in sequences {
         if !seq.is_empty() && words.windows(seq.len()).any(|w| w == *seq) {
             return Err(SqlRefusal::new(
                 RefusalKind::BlockedClause,
                 format!("Blocked clause: {}.", seq.join(" ")),
             ));
         }
+    }
+    if reference {
+        return Ok(Vec::new());
     }
     let spliceable = tokens.iter().any(|t| {
         matches!(
@@ -894,6 +937,19 @@ mod tests {
         // phpClaw's \b sees `secret` before the non-ASCII byte; folding alone would not.
         assert_msg("SELECT 'secretö'", RESTRICTED);
         assert_msg("SELECT 'ßecret'", RESTRICTED);
+    }
+
+    #[test]
+    fn reference_rules_run_first_so_its_messages_win() {
+        // Our PostgreSQL reading would call `$$x` unterminated; phpClaw names the column.
+        assert_msg("SELECT password, $$x", RESTRICTED);
+        // phpClaw's first-word rule and tables come before ours.
+        assert_msg(
+            "SELECT comment FROM t INTO OUTFILE 'f'",
+            "Blocked keyword: INTO.",
+        );
+        // DEL is punctuation for phpClaw; it cannot move a boundary in any engine.
+        assert_ok("SELECT 1 \u{7f}");
     }
 
     #[test]

@@ -9,8 +9,8 @@
 //!   `$$` opens a string only in PostgreSQL; `[x]` is an identifier only in SQLite). The
 //!   caller picks a [`Dialect`]; the guard lexes under every entry of [`ALL_DIALECTS`] and
 //!   accepts only what every reading accepts.
-//! - Whitespace is space, tab, LF and CR; any other control byte or any non-ASCII
-//!   character outside a literal is an `Illegal` token (one per character).
+//! - Whitespace is space, tab, LF and CR; any other control byte below 0x20 or any
+//!   non-ASCII character outside a literal is an `Illegal` token (one per character).
 //! - Time is linear in the input: each byte is visited a bounded number of times, there is
 //!   no recursion and no backtracking; spans always fall on UTF-8 character boundaries.
 
@@ -231,7 +231,9 @@ pub fn tokenize(sql: &str, dialect: Dialect) -> Vec<Token> {
                 b';' => (TokenKind::Semicolon, i + 1, true),
                 b'(' => (TokenKind::LParen, i + 1, true),
                 b')' => (TokenKind::RParen, i + 1, true),
-                0x21..=0x7e => (TokenKind::Operator, i + 1, true),
+                // DEL passes as punctuation, as in phpClaw: no engine reads it as a quote,
+                // a comment or whitespace, so it cannot move a token boundary.
+                0x21..=0x7f => (TokenKind::Operator, i + 1, true),
                 _ => (TokenKind::Illegal, char_end(sql, i), true),
             }
         };
