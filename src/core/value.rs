@@ -619,7 +619,10 @@ mod tests {
         let v = Value::from_pairs([("ok", Value::from(true)), ("n", Value::list([1, 2]))]);
         let a = v.as_array().expect("array");
         assert_eq!(a.len(), 2);
-        assert_eq!(a.get("n").and_then(Value::as_array).map(Array::len), Some(2));
+        assert_eq!(
+            a.get("n").and_then(Value::as_array).map(Array::len),
+            Some(2)
+        );
         let collected: Array = vec![("a", 1)].into_iter().collect();
         assert_eq!(collected.get("a"), Some(&Value::Int(1)));
     }
