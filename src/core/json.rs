@@ -29,9 +29,9 @@ pub use crate::core::value::KeyRef;
 /// PHP's default `json_encode` depth.
 pub const DEFAULT_MAX_DEPTH: usize = 512;
 
-/// How far past the depth limit the encoder keeps walking (without writing) to find which
-/// error PHP would report first. Deeper than this, the depth error is reported. Keeps the
-/// recursion, and so the stack, bounded on any input.
+/// How far past the depth limit the encoder keeps walking (its output is then discarded) to
+/// find which error PHP would report first. Deeper than this, the depth error is reported
+/// at once: this keeps the recursion, and so the stack, bounded on any input.
 pub const SCAN_PAST_LIMIT: usize = 512;
 
 /// One PHP value as the encoder sees it; `A` is the array type of the view.
