@@ -32,32 +32,114 @@ impl Rng {
 }
 
 const STRING_PIECES: &[&[u8]] = &[
-    b"a", b"Hello", b" ", b"/", b"\\", b"\"", b"'", b"\n", b"\r\n", b"\t", b"\x00", b"\x01",
-    b"\x1f", b"\x7f", b"\x08", b"\x0c", "é".as_bytes(), "€".as_bytes(), "😀".as_bytes(),
-    "\u{2028}".as_bytes(), "\u{2029}".as_bytes(), "\u{2027}".as_bytes(), b"&amp;", b"&lt;",
-    b"&gt;", b"&quot;", b"&apos;", b"&#39;", b"&#x27;", b"&#X27;", b"&nbsp;", b"&NotSubset;",
-    b"&fjlig;", b"&#0;", b"&#13;", b"&#xD800;", b"&#x110000;", b"&#x0x41;", b"&unknown;",
-    b"&lt", b"&", b"&#", b"&#x", b";", b"&amp;amp;", b"&#128512;", b"&#xFFFE;", b"0", b"6",
-    b"-3", b"07",
+    b"a",
+    b"Hello",
+    b" ",
+    b"/",
+    b"\\",
+    b"\"",
+    b"'",
+    b"\n",
+    b"\r\n",
+    b"\t",
+    b"\x00",
+    b"\x01",
+    b"\x1f",
+    b"\x7f",
+    b"\x08",
+    b"\x0c",
+    "é".as_bytes(),
+    "€".as_bytes(),
+    "😀".as_bytes(),
+    "\u{2028}".as_bytes(),
+    "\u{2029}".as_bytes(),
+    "\u{2027}".as_bytes(),
+    b"&amp;",
+    b"&lt;",
+    b"&gt;",
+    b"&quot;",
+    b"&apos;",
+    b"&#39;",
+    b"&#x27;",
+    b"&#X27;",
+    b"&nbsp;",
+    b"&NotSubset;",
+    b"&fjlig;",
+    b"&#0;",
+    b"&#13;",
+    b"&#xD800;",
+    b"&#x110000;",
+    b"&#x0x41;",
+    b"&unknown;",
+    b"&lt",
+    b"&",
+    b"&#",
+    b"&#x",
+    b";",
+    b"&amp;amp;",
+    b"&#128512;",
+    b"&#xFFFE;",
+    b"0",
+    b"6",
+    b"-3",
+    b"07",
 ];
 const RARE_BAD: &[&[u8]] = &[b"\xff", b"\xc3", b"\xed\xa0\x80", b"\xe2\x80"];
 const KEY_STRINGS: &[&str] = &[
-    "6", "-3", "07", "6 ", "-0", "+1", "", "-", "0", "a", "a/b", "é", "\u{2028}", "k\"q",
-    "9223372036854775807", "9223372036854775808", "-9223372036854775808", "&amp;", "1.5",
+    "6",
+    "-3",
+    "07",
+    "6 ",
+    "-0",
+    "+1",
+    "",
+    "-",
+    "0",
+    "a",
+    "a/b",
+    "é",
+    "\u{2028}",
+    "k\"q",
+    "9223372036854775807",
+    "9223372036854775808",
+    "-9223372036854775808",
+    "&amp;",
+    "1.5",
 ];
 const FLOATS: &[f64] = &[
-    0.0, -0.0, 1.0, -1.5, 0.1, 1e-7, 5e-324, 1e100, 1e15, 1e16, 1e17, 0.0001, 0.00001,
-    1.2345678901234568e17, 9.223372036854776e18, 1.7976931348623157e308, 2.2250738585072014e-308,
-    0.30000000000000004, 123456.789, 100.0, 1e21, 33.333333333333336,
+    0.0,
+    -0.0,
+    1.0,
+    -1.5,
+    0.1,
+    1e-7,
+    5e-324,
+    1e100,
+    1e15,
+    1e16,
+    1e17,
+    0.0001,
+    0.00001,
+    1.2345678901234568e17,
+    9.223372036854776e18,
+    1.7976931348623157e308,
+    2.2250738585072014e-308,
+    0.30000000000000004,
+    123456.789,
+    100.0,
+    1e21,
+    33.333333333333336,
 ];
 
 fn gen_string(r: &mut Rng, allow_bad: bool) -> Vec<u8> {
     let mut s = Vec::new();
     for _ in 0..r.below(6) {
         if allow_bad && r.below(40) == 0 {
-            s.extend_from_slice(*r.pick(RARE_BAD));
+            let piece: &[u8] = RARE_BAD[r.below(RARE_BAD.len())];
+            s.extend_from_slice(piece);
         } else {
-            s.extend_from_slice(*r.pick(STRING_PIECES));
+            let piece: &[u8] = STRING_PIECES[r.below(STRING_PIECES.len())];
+            s.extend_from_slice(piece);
         }
     }
     s
@@ -116,7 +198,10 @@ fn gen_array(r: &mut Rng, depth: usize) -> Array {
         } else {
             match r.below(3) {
                 0 => {
-                    a.insert(Key::Int(*r.pick(&[0, 1, 2, 5, -1, -7, i64::MAX, i64::MIN])), v);
+                    a.insert(
+                        Key::Int(*r.pick(&[0, 1, 2, 5, -1, -7, i64::MAX, i64::MIN])),
+                        v,
+                    );
                 }
                 1 => {
                     a.insert(*r.pick(KEY_STRINGS), v);
@@ -151,7 +236,11 @@ fn php_value(v: &Value, out: &mut String) {
             let _ = write!(out, "{i}");
         }
         Value::Float(f) => {
-            let _ = write!(out, "unpack('E', {})[1]", php_str(&f.to_bits().to_be_bytes()));
+            let _ = write!(
+                out,
+                "unpack('E', {})[1]",
+                php_str(&f.to_bits().to_be_bytes())
+            );
         }
         Value::Str(s) => out.push_str(&php_str(s)),
         Value::Array(a) => {
@@ -254,7 +343,9 @@ fn json_encode_matches_php() {
         return;
     }
     let mut r = Rng(0x9E37_79B9_7F4A_7C15);
-    let mut values: Vec<Value> = (0..400).map(|_| Value::Array(gen_array(&mut r, 0))).collect();
+    let mut values: Vec<Value> = (0..400)
+        .map(|_| Value::Array(gen_array(&mut r, 0)))
+        .collect();
     values.extend((0..100).map(|_| gen_value(&mut r, 0)));
     let mut script = String::from(PHP_PRELUDE);
     for v in &values {
@@ -279,8 +370,14 @@ fn json_encode_matches_php() {
     assert_eq!(errors, 0, "{errors} mismatches");
     // Error codes PHP reported are the ones we model.
     let errs = lines.iter().filter(|l| l.starts_with('E')).count();
-    println!("json parity: {} values, {errs} PHP errors, all equal", values.len());
-    assert!(errs > 0 && errs < values.len() / 2, "generator should mix good and bad values");
+    println!(
+        "json parity: {} values, {errs} PHP errors, all equal",
+        values.len()
+    );
+    assert!(
+        errs > 0 && errs < values.len() / 2,
+        "generator should mix good and bad values"
+    );
     let _ = EncodeError::Utf8;
 }
 
@@ -302,9 +399,39 @@ fn html_entity_decode_matches_php() {
         inputs.push(s);
     }
     for cp in [
-        0u32, 8, 9, 10, 11, 12, 13, 31, 32, 38, 39, 126, 127, 159, 160, 0xD7FF, 0xD800, 0xDFFF,
-        0xE000, 0xFDCF, 0xFDD0, 0xFDEF, 0xFDF0, 0xFFFD, 0xFFFE, 0xFFFF, 0x10000, 0x1FFFE,
-        0x10FFFD, 0x10FFFE, 0x10FFFF, 0x110000, 0xFFFF_FFFF,
+        0u32,
+        8,
+        9,
+        10,
+        11,
+        12,
+        13,
+        31,
+        32,
+        38,
+        39,
+        126,
+        127,
+        159,
+        160,
+        0xD7FF,
+        0xD800,
+        0xDFFF,
+        0xE000,
+        0xFDCF,
+        0xFDD0,
+        0xFDEF,
+        0xFDF0,
+        0xFFFD,
+        0xFFFE,
+        0xFFFF,
+        0x10000,
+        0x1FFFE,
+        0x10FFFD,
+        0x10FFFE,
+        0x10FFFF,
+        0x110000,
+        0xFFFF_FFFF,
     ] {
         inputs.push(format!("&#{cp};").into_bytes());
         inputs.push(format!("&#x{cp:x};").into_bytes());
@@ -340,6 +467,12 @@ fn html_entity_decode_matches_php() {
         }
     }
     assert_eq!(errors, 0, "{errors} mismatches");
-    let changed = inputs.iter().filter(|s| entities::decode(s).as_ref() != s.as_slice()).count();
-    println!("entity parity: {} inputs, {changed} decoded, all equal", inputs.len());
+    let changed = inputs
+        .iter()
+        .filter(|s| entities::decode(s).as_ref() != s.as_slice())
+        .count();
+    println!(
+        "entity parity: {} inputs, {changed} decoded, all equal",
+        inputs.len()
+    );
 }

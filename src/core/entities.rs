@@ -52,15 +52,55 @@ pub fn numeric_allowed(cp: u32) -> bool {
         && !(NONCHAR_BLOCK.0..=NONCHAR_BLOCK.1).contains(&cp)
 }
 
+/// The references that dominate real text, answered without touching the big table
+/// (same texts as their rows in [`ENTITIES`]).
+#[inline]
+fn common(name: &[u8]) -> Option<&'static str> {
+    Some(match name {
+        b"amp" => "&",
+        b"lt" => "<",
+        b"gt" => ">",
+        b"quot" => "\"",
+        b"apos" => "'",
+        b"nbsp" => "\u{a0}",
+        _ => return None,
+    })
+}
+
+/// For each leading ASCII byte, the range of [`ENTITIES`] whose names start with it, so a
+/// lookup only binary-searches one letter's names (the table is sorted by bytes).
+static FIRST_BYTE_RANGES: once_cell::sync::Lazy<[(u16, u16); 128]> =
+    once_cell::sync::Lazy::new(|| {
+        let mut r = [(0u16, 0u16); 128];
+        for (i, (name, _)) in ENTITIES.iter().enumerate() {
+            let i = u16::try_from(i).unwrap_or(u16::MAX);
+            if let Some(slot) = name.first().and_then(|&b| r.get_mut(usize::from(b))) {
+                if slot.1 == 0 {
+                    *slot = (i, i + 1);
+                } else {
+                    slot.1 = i + 1;
+                }
+            }
+        }
+        r
+    });
+
 /// The decoded text of a named reference (`name` without `&` and `;`).
 pub fn lookup(name: &[u8]) -> Option<&'static str> {
     if name.is_empty() || name.len() > LONGEST_ENTITY_NAME {
         return None;
     }
-    ENTITIES
+    if let Some(v) = common(name) {
+        return Some(v);
+    }
+    let &(lo, hi) = name
+        .first()
+        .and_then(|&b| FIRST_BYTE_RANGES.get(usize::from(b)))?;
+    let bucket = ENTITIES.get(usize::from(lo)..usize::from(hi))?;
+    bucket
         .binary_search_by(|(n, _)| (*n).cmp(name))
         .ok()
-        .and_then(|i| ENTITIES.get(i))
+        .and_then(|i| bucket.get(i))
         .map(|(_, v)| *v)
 }
 
@@ -117,8 +157,8 @@ fn decode_from(input: &[u8], first: usize, out: &mut Vec<u8>) -> bool {
             }
             Err(next) => p = next,
         }
-        match input.get(p..).and_then(|rest| memchr::memchr(b'&', rest)) {
-            Some(i) => p += i,
+        match next_amp(input, p) {
+            Some(i) => p = i,
             None => break,
         }
     }
@@ -128,6 +168,32 @@ fn decode_from(input: &[u8], first: usize, out: &mut Vec<u8>) -> bool {
     changed
 }
 
+/// Position of the next `&` at or after `from`. References cluster in entity-heavy text, so
+/// a short word-at-a-time scan comes first and memchr takes over for long runs.
+#[inline]
+fn next_amp(input: &[u8], from: usize) -> Option<usize> {
+    const SHORT: usize = 64;
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGHS: u64 = 0x8080_8080_8080_8080;
+    const AMPS: u64 = 0x2626_2626_2626_2626;
+    let mut i = from;
+    while i - from < SHORT {
+        let Some(chunk) = input.get(i..i + 8) else {
+            break;
+        };
+        let mut word = [0u8; 8];
+        word.copy_from_slice(chunk);
+        // A zero byte in `x` is an '&' in the chunk; the lowest flagged byte is the first.
+        let x = u64::from_le_bytes(word) ^ AMPS;
+        let found = x.wrapping_sub(ONES) & !x & HIGHS;
+        if found != 0 {
+            return Some(i + (found.trailing_zeros() / 8) as usize);
+        }
+        i += 8;
+    }
+    memchr::memchr(b'&', input.get(i..)?).map(|k| i + k)
+}
+
 /// What a valid reference decodes to.
 enum Decoded {
     Cp(u32),
@@ -135,9 +201,14 @@ enum Decoded {
 }
 
 impl Decoded {
+    #[inline]
     fn write(self, out: &mut Vec<u8>) {
         match self {
-            Decoded::Text(s) => out.extend_from_slice(s.as_bytes()),
+            Decoded::Text(s) => match s.as_bytes() {
+                [b] => out.push(*b),
+                bytes => out.extend_from_slice(bytes),
+            },
+            Decoded::Cp(cp) if cp < 0x80 => out.push(cp as u8),
             Decoded::Cp(cp) => {
                 // numeric_allowed() excludes surrogates and > U+10FFFF.
                 if let Some(c) = char::from_u32(cp) {
@@ -149,9 +220,22 @@ impl Decoded {
     }
 }
 
+/// Value of an ASCII digit in base 10 or 16, or `None`.
+#[inline]
+fn digit(c: u8, hex: bool) -> Option<u32> {
+    match c {
+        b'0'..=b'9' => Some(u32::from(c - b'0')),
+        b'a'..=b'f' if hex => Some(u32::from(c - b'a' + 10)),
+        b'A'..=b'F' if hex => Some(u32::from(c - b'A' + 10)),
+        _ => None,
+    }
+}
+
 /// Parses the reference starting at `input[amp] == b'&'`. `Ok((after_semicolon, text))`
 /// on success, `Err(resume)` with the position where PHP's parser stopped otherwise.
+#[inline]
 fn parse_reference(input: &[u8], amp: usize) -> Result<(usize, Decoded), usize> {
+    // Past the end reads as NUL, like the C string PHP scans.
     let at = |i: usize| input.get(i).copied().unwrap_or(0);
     if at(amp + 1) == b'#' {
         let mut i = amp + 2;
@@ -159,8 +243,7 @@ fn parse_reference(input: &[u8], amp: usize) -> Result<(usize, Decoded), usize> 
         if hex {
             i += 1;
         }
-        let radix: u32 = if hex { 16 } else { 10 };
-        if !(at(i) as char).is_digit(radix) {
+        if digit(at(i), hex).is_none() {
             return Err(i);
         }
         // strtol in base 16 skips a "0x"/"0X" prefix when a hex digit follows it.
@@ -169,11 +252,10 @@ fn parse_reference(input: &[u8], amp: usize) -> Result<(usize, Decoded), usize> 
             i += 2;
         }
         // Saturate like strtol: anything past U+10FFFF is refused anyway.
+        let radix: u64 = if hex { 16 } else { 10 };
         let mut value: u64 = 0;
-        while let Some(d) = (at(i) as char).to_digit(radix) {
-            value = value
-                .saturating_mul(u64::from(radix))
-                .saturating_add(u64::from(d));
+        while let Some(d) = digit(at(i), hex) {
+            value = value.saturating_mul(radix).saturating_add(u64::from(d));
             i += 1;
         }
         if at(i) != b';' {

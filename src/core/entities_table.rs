@@ -8,7 +8,7 @@
 //! lookups can binary-search. `tests/parity_php.rs` re-checks every row against `php`.
 
 /// `(name without '&' and ';', decoded text)`, sorted by name.
-pub const ENTITIES: &[(&[u8], &str)] = &[
+pub static ENTITIES: &[(&[u8], &str)] = &[
     (b"AElig", "\u{C6}"),
     (b"AMP", "\u{26}"),
     (b"Aacute", "\u{C1}"),

@@ -29,9 +29,9 @@ pub use crate::core::value::KeyRef;
 /// PHP's default `json_encode` depth.
 pub const DEFAULT_MAX_DEPTH: usize = 512;
 
-/// How far past the depth limit the encoder keeps walking (without writing) to find which
-/// error PHP would report first. Deeper than this, the depth error is reported. Keeps the
-/// recursion, and so the stack, bounded on any input.
+/// How far past the depth limit the encoder keeps walking (its output is then discarded) to
+/// find which error PHP would report first. Deeper than this, the depth error is reported
+/// at once: this keeps the recursion, and so the stack, bounded on any input.
 pub const SCAN_PAST_LIMIT: usize = 512;
 
 /// One PHP value as the encoder sees it; `A` is the array type of the view.
@@ -53,6 +53,9 @@ pub enum View<'a, A: ?Sized> {
     Object,
 }
 
+/// The per-element callback [`ArrayView::try_for_each`] receives.
+pub type ElementFn<'f, T> = dyn FnMut(KeyRef<'_>, &T) -> Result<(), EncodeError> + 'f;
+
 /// An array as the encoder sees it.
 pub trait ArrayView {
     /// The element type.
@@ -66,10 +69,7 @@ pub trait ArrayView {
     /// Keys are exactly `0..len` in order (PHP's `zend_array_is_list`): encoded as `[...]`.
     fn is_list(&self) -> bool;
     /// Calls `f` on each element in order, stopping at the first error.
-    fn try_for_each(
-        &self,
-        f: &mut dyn FnMut(KeyRef<'_>, &Self::Item) -> Result<(), EncodeError>,
-    ) -> Result<(), EncodeError>;
+    fn try_for_each(&self, f: &mut ElementFn<'_, Self::Item>) -> Result<(), EncodeError>;
 }
 
 /// A value the encoder can read without copying it.
@@ -239,8 +239,8 @@ impl Encoder<'_> {
     }
 }
 
-/// What each byte needs when it appears in a string: 0 = copy, 1 = escape, 2 = may start
-/// U+2028/U+2029 (`E2 80 A8` / `E2 80 A9`). Built from PHP's escaping rules listed above.
+/// ASCII bytes that must be escaped (1) or copied (0). Non-ASCII bytes are handled by
+/// [`write_str`] itself (validation, U+2028/U+2029).
 static CLASS: [u8; 256] = {
     let mut t = [0u8; 256];
     let mut i = 0;
@@ -250,7 +250,6 @@ static CLASS: [u8; 256] = {
     }
     t[b'"' as usize] = 1;
     t[b'\\' as usize] = 1;
-    t[0xE2] = 2;
     t
 };
 
@@ -267,34 +266,35 @@ const SHORT_ESCAPES: &[(u8, &[u8])] = &[
 
 const HEX: &[u8; 16] = b"0123456789abcdef";
 
-/// Writes `s` as a JSON string, or fails on invalid UTF-8 (checked in bulk first).
+/// Writes `s` as a JSON string, or fails on invalid UTF-8 (then `out` is left as it was).
+/// One pass: runs of plain ASCII are found eight bytes at a time and copied whole; each
+/// non-ASCII character is validated where it stands (same rules as PHP and `std::str`).
 pub fn write_str(out: &mut Vec<u8>, s: &[u8]) -> Result<(), EncodeError> {
-    if std::str::from_utf8(s).is_err() {
-        return Err(EncodeError::Utf8);
-    }
+    let start = out.len();
     out.reserve(s.len() + 2);
     out.push(b'"');
     let mut run_start = 0;
     let mut i = 0;
-    while i < s.len() {
-        let b = s.get(i).copied().unwrap_or(0);
-        let class = CLASS.get(usize::from(b)).copied().unwrap_or(0);
-        if class == 0 {
-            i += 1;
-            continue;
-        }
-        if class == 2 {
-            // Valid UTF-8 was checked, so E2 is followed by two continuation bytes.
-            let b1 = s.get(i + 1).copied().unwrap_or(0);
-            let b2 = s.get(i + 2).copied().unwrap_or(0);
-            if b1 == 0x80 && (b2 == 0xA8 || b2 == 0xA9) {
-                out.extend_from_slice(s.get(run_start..i).unwrap_or_default());
-                out.extend_from_slice(if b2 == 0xA8 { b"\\u2028" } else { b"\\u2029" });
-                i += 3;
-                run_start = i;
-            } else {
-                i += 1;
+    loop {
+        i = skip_plain(s, i);
+        let Some(&b) = s.get(i) else {
+            break;
+        };
+        if b >= 0x80 {
+            let Some(len) = utf8_char_len(s, i) else {
+                out.truncate(start);
+                return Err(EncodeError::Utf8);
+            };
+            // U+2028 / U+2029 are E2 80 A8 / E2 80 A9.
+            if b == 0xE2 && s.get(i + 1) == Some(&0x80) {
+                let b2 = s.get(i + 2).copied().unwrap_or(0);
+                if b2 == 0xA8 || b2 == 0xA9 {
+                    out.extend_from_slice(s.get(run_start..i).unwrap_or_default());
+                    out.extend_from_slice(if b2 == 0xA8 { b"\\u2028" } else { b"\\u2029" });
+                    run_start = i + 3;
+                }
             }
+            i += len;
             continue;
         }
         out.extend_from_slice(s.get(run_start..i).unwrap_or_default());
@@ -315,6 +315,59 @@ pub fn write_str(out: &mut Vec<u8>, s: &[u8]) -> Result<(), EncodeError> {
     out.extend_from_slice(s.get(run_start..).unwrap_or_default());
     out.push(b'"');
     Ok(())
+}
+
+/// Length of the well-formed UTF-8 character at `s[i]` (a non-ASCII lead byte), or `None`
+/// for an invalid, overlong, surrogate or out-of-range sequence (Unicode table 3-7, which
+/// PHP's `php_next_utf8_char` also follows).
+#[inline]
+fn utf8_char_len(s: &[u8], i: usize) -> Option<usize> {
+    let at = |k: usize| s.get(i + k).copied().unwrap_or(0);
+    let cont = |b: u8| (0x80..=0xBF).contains(&b);
+    let (len, second_ok) = match at(0) {
+        0xC2..=0xDF => (2, cont(at(1))),
+        0xE0 => (3, (0xA0..=0xBF).contains(&at(1))),
+        0xE1..=0xEC | 0xEE..=0xEF => (3, cont(at(1))),
+        0xED => (3, (0x80..=0x9F).contains(&at(1))),
+        0xF0 => (4, (0x90..=0xBF).contains(&at(1))),
+        0xF1..=0xF3 => (4, cont(at(1))),
+        0xF4 => (4, (0x80..=0x8F).contains(&at(1))),
+        _ => return None,
+    };
+    if !second_ok || (len > 2 && !cont(at(2))) || (len > 3 && !cont(at(3))) {
+        return None;
+    }
+    Some(len)
+}
+
+/// Index of the first byte at or after `i` that is not plain printable ASCII other than
+/// `"` and `\\`, or `s.len()`. Eight bytes at a time: for each test the lowest flagged byte
+/// is exact, so the first flagged byte of the OR is the first special byte.
+#[inline]
+fn skip_plain(s: &[u8], mut i: usize) -> usize {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGHS: u64 = 0x8080_8080_8080_8080;
+    let zero_byte = |x: u64| x.wrapping_sub(ONES) & !x & HIGHS;
+    while let Some(chunk) = s.get(i..i + 8) {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(chunk);
+        let w = u64::from_le_bytes(word);
+        let special = (w & HIGHS)
+            | (w.wrapping_sub(ONES * 0x20) & !w & HIGHS)
+            | zero_byte(w ^ (ONES * u64::from(b'"')))
+            | zero_byte(w ^ (ONES * u64::from(b'\\')));
+        if special != 0 {
+            return i + (special.trailing_zeros() / 8) as usize;
+        }
+        i += 8;
+    }
+    while let Some(&b) = s.get(i) {
+        if b >= 0x80 || CLASS.get(usize::from(b)).copied().unwrap_or(0) != 0 {
+            return i;
+        }
+        i += 1;
+    }
+    i
 }
 
 /// Writes a PHP int in decimal.
@@ -449,10 +502,7 @@ impl ArrayView for Array {
     fn is_list(&self) -> bool {
         Array::is_list(self)
     }
-    fn try_for_each(
-        &self,
-        f: &mut dyn FnMut(KeyRef<'_>, &Value) -> Result<(), EncodeError>,
-    ) -> Result<(), EncodeError> {
+    fn try_for_each(&self, f: &mut ElementFn<'_, Value>) -> Result<(), EncodeError> {
         for (k, v) in self.iter() {
             f(k.as_key_ref(), v)?;
         }
@@ -668,10 +718,7 @@ mod tests {
         fn is_list(&self) -> bool {
             true
         }
-        fn try_for_each(
-            &self,
-            _f: &mut dyn FnMut(KeyRef<'_>, &Obj) -> Result<(), EncodeError>,
-        ) -> Result<(), EncodeError> {
+        fn try_for_each(&self, _f: &mut ElementFn<'_, Obj>) -> Result<(), EncodeError> {
             Ok(())
         }
     }
