@@ -4,7 +4,7 @@
 use ext_php_rs::types::{ZendHashTable, Zval};
 
 use super::zend::{self, Key};
-use crate::core::json::{ArrayView, EncodeError, KeyRef, ValueView, View};
+use crate::core::json::{ArrayView, ElementFn, EncodeError, KeyRef, ValueView, View};
 
 /// A zval, viewed by the encoder.
 #[repr(transparent)]
@@ -69,10 +69,7 @@ impl ArrayView for ArrayRef {
         list
     }
 
-    fn try_for_each(
-        &self,
-        f: &mut dyn FnMut(KeyRef<'_>, &ZvalView) -> Result<(), EncodeError>,
-    ) -> Result<(), EncodeError> {
+    fn try_for_each(&self, f: &mut ElementFn<'_, ZvalView>) -> Result<(), EncodeError> {
         let mut result = Ok(());
         zend::for_each_entry(&self.0, |key, value| {
             let key = match key {
