@@ -164,6 +164,16 @@ pub fn run<T: NativeTool, H: Host>(
     if let Some(forbidden) = guard(host, tool.forbidden_subject())? {
         return Ok(forbidden);
     }
+    run_steps(tool, host, input)
+}
+
+/// The lifecycle after the guard, for a binding that guards first and converts its input
+/// only for an allowed caller (the reference reads the input after the guard).
+pub fn run_steps<T: NativeTool, H: Host>(
+    tool: &mut T,
+    host: &mut H,
+    input: &Value,
+) -> Result<Vec<u8>, ToolError<H::Error>> {
     let mut run = Run { tool, host, input };
     lifecycle::execute(&mut run)
 }
