@@ -87,7 +87,12 @@ pub fn configured_root(root: Option<&str>, cwd: &str) -> String {
 
 /// The real path of the configured root, once it exists (PHP `realpath()`).
 pub fn resolve_root(configured: &str) -> Option<String> {
-    let real = std::fs::canonicalize(if configured.is_empty() { "." } else { configured }).ok()?;
+    let real = std::fs::canonicalize(if configured.is_empty() {
+        "."
+    } else {
+        configured
+    })
+    .ok()?;
     real.to_str().map(str::to_string)
 }
 
@@ -196,11 +201,17 @@ pub fn float_string(f: f64) -> Vec<u8> {
         return b"NAN".to_vec();
     }
     if f.is_infinite() {
-        return if f > 0.0 { b"INF".to_vec() } else { b"-INF".to_vec() };
+        return if f > 0.0 {
+            b"INF".to_vec()
+        } else {
+            b"-INF".to_vec()
+        };
     }
     let mut out = Vec::new();
     let _ = json::write_float(&mut out, f);
-    out.iter().map(|&b| if b == b'e' { b'E' } else { b }).collect()
+    out.iter()
+        .map(|&b| if b == b'e' { b'E' } else { b })
+        .collect()
 }
 
 /// `filter_var($v, FILTER_VALIDATE_BOOLEAN)` without flags: true only for true-ish text.
@@ -222,10 +233,11 @@ pub fn positive_whole_number(v: &Value) -> Option<i64> {
         Value::Int(i) => *i,
         Value::Str(s) if !s.is_empty() && s.iter().all(u8::is_ascii_digit) => {
             // (int) of a digit string saturates at PHP_INT_MAX.
-            s.iter().try_fold(0i64, |acc, d| {
-                acc.checked_mul(10)?.checked_add(i64::from(d - b'0'))
-            })
-            .unwrap_or(i64::MAX)
+            s.iter()
+                .try_fold(0i64, |acc, d| {
+                    acc.checked_mul(10)?.checked_add(i64::from(d - b'0'))
+                })
+                .unwrap_or(i64::MAX)
         }
         _ => 0,
     };
@@ -357,12 +369,19 @@ impl FileRead {
         (&mut file)
             .take(cap as u64)
             .read_to_end(&mut content)
-            .map_err(|_| format!("Cannot open file for reading: {}", sanitize_for_message(shown)))?;
+            .map_err(|_| {
+                format!(
+                    "Cannot open file for reading: {}",
+                    sanitize_for_message(shown)
+                )
+            })?;
         let size = file.metadata().map(|m| m.len()).ok();
         let truncated = size.is_some_and(|n| n > cap as u64);
         if truncated {
             trim_incomplete_utf8_tail(&mut content);
-            content.extend_from_slice(format!("\n[File truncated at {} bytes]", self.max_bytes).as_bytes());
+            content.extend_from_slice(
+                format!("\n[File truncated at {} bytes]", self.max_bytes).as_bytes(),
+            );
         }
         Ok(Read {
             content,
@@ -383,7 +402,11 @@ impl FileRead {
         let mut number: i64 = 0;
         let mut line = Line::default();
         loop {
-            let keep = if number.saturating_add(1) < range.offset { 0 } else { cap };
+            let keep = if number.saturating_add(1) < range.offset {
+                0
+            } else {
+                cap
+            };
             match line.read(&mut reader, keep) {
                 Ok(false) => break,
                 Ok(true) => {}
@@ -406,7 +429,11 @@ impl FileRead {
             let added = text_len.saturating_add(usize::from(!lines.is_empty()));
             if bytes.saturating_add(added) > cap {
                 truncated = true;
-                next = Some(if lines.is_empty() { number.saturating_add(1) } else { number });
+                next = Some(if lines.is_empty() {
+                    number.saturating_add(1)
+                } else {
+                    number
+                });
                 if lines.is_empty() {
                     let mut text = prefix;
                     text.extend_from_slice(line.text());
@@ -482,7 +509,11 @@ impl NativeTool for FileRead {
         FORBIDDEN_SUBJECT
     }
 
-    fn plan<H: Host>(&mut self, input: &Value, _host: &mut H) -> Result<Planned, ToolError<H::Error>> {
+    fn plan<H: Host>(
+        &mut self,
+        input: &Value,
+        _host: &mut H,
+    ) -> Result<Planned, ToolError<H::Error>> {
         let empty = Array::new();
         let input = input.as_array().unwrap_or(&empty);
         let raw = input.get("path").and_then(php_string).unwrap_or_default();
@@ -492,7 +523,10 @@ impl NativeTool for FileRead {
             if shown.trim_matches(PHP_TRIM).is_empty() {
                 return Err(ToolError::tool("No file path provided."));
             }
-            return Err(ToolError::Tool(format!("File not found: {}", sanitize_for_message(&shown))));
+            return Err(ToolError::Tool(format!(
+                "File not found: {}",
+                sanitize_for_message(&shown)
+            )));
         };
         let (path, real, root) = self.gate(&raw).map_err(|r| ToolError::Tool(r.message))?;
         let range = range_of(input).map_err(ToolError::Tool)?;
@@ -504,13 +538,18 @@ impl NativeTool for FileRead {
         })
     }
 
-    fn perform<H: Host>(&mut self, input: &Planned, host: &mut H) -> Result<Read, ToolError<H::Error>> {
+    fn perform<H: Host>(
+        &mut self,
+        input: &Planned,
+        host: &mut H,
+    ) -> Result<Read, ToolError<H::Error>> {
         let read = match input.range {
             Some(range) => self.read_lines(&input.real, &input.path, range),
             None => self.read_truncated(&input.real, &input.path),
         }
         .map_err(ToolError::Tool)?;
-        host.mark_read(&input.root, &input.real).map_err(ToolError::Host)?;
+        host.mark_read(&input.root, &input.real)
+            .map_err(ToolError::Host)?;
         Ok(read)
     }
 

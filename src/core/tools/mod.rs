@@ -74,8 +74,11 @@ pub trait NativeTool {
     fn forbidden_subject(&self) -> &'static str;
 
     /// Normalise and validate the caller's input.
-    fn plan<H: Host>(&mut self, input: &Value, host: &mut H)
-        -> Result<Self::Input, ToolError<H::Error>>;
+    fn plan<H: Host>(
+        &mut self,
+        input: &Value,
+        host: &mut H,
+    ) -> Result<Self::Input, ToolError<H::Error>>;
 
     /// Do the work.
     fn perform<H: Host>(
@@ -201,7 +204,10 @@ impl<T: NativeTool, H: Host> Lifecycle for Run<'_, T, H> {
 
     fn plan(&mut self) -> Step<Plan<T::Input, Vec<u8>>, Self::Error> {
         // plan() failures are never recovered, so their kind does not matter.
-        let input = self.tool.plan(self.input, self.host).map_err(Failure::Other)?;
+        let input = self
+            .tool
+            .plan(self.input, self.host)
+            .map_err(Failure::Other)?;
         Ok(Plan {
             input,
             result: None,
@@ -212,14 +218,22 @@ impl<T: NativeTool, H: Host> Lifecycle for Run<'_, T, H> {
         self.tool.perform(input, self.host).map_err(sort)
     }
 
-    fn verify(&mut self, execution: &T::Execution, input: &T::Input) -> Step<Option<Vec<u8>>, Self::Error> {
+    fn verify(
+        &mut self,
+        execution: &T::Execution,
+        input: &T::Input,
+    ) -> Step<Option<Vec<u8>>, Self::Error> {
         match self.tool.verify(execution, input) {
             None => Ok(None),
             Some(envelope) => encode(&envelope).map(Some).map_err(sort),
         }
     }
 
-    fn complete(&mut self, execution: &T::Execution, input: &T::Input) -> Step<Vec<u8>, Self::Error> {
+    fn complete(
+        &mut self,
+        execution: &T::Execution,
+        input: &T::Input,
+    ) -> Step<Vec<u8>, Self::Error> {
         let envelope = self.tool.complete(execution, input);
         encode(&envelope).map_err(sort)
     }
@@ -228,7 +242,11 @@ impl<T: NativeTool, H: Host> Lifecycle for Run<'_, T, H> {
         Ok(MAX_RECOVERY_ATTEMPTS)
     }
 
-    fn recover(&mut self, failure: Self::Error, _attempt: i64) -> Step<Option<Vec<u8>>, Self::Error> {
+    fn recover(
+        &mut self,
+        failure: Self::Error,
+        _attempt: i64,
+    ) -> Step<Option<Vec<u8>>, Self::Error> {
         // Never reached with zero attempts; a failure offered anyway surfaces unchanged.
         Err(Failure::Other(failure))
     }

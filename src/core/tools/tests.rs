@@ -94,7 +94,9 @@ fn forbidden_caller_gets_core_message_and_nothing_runs() {
         allows: false,
         marked: Vec::new(),
     };
-    assert!(matches!(run(&mut t, &mut h, &input(&[])), Err(ToolError::Tool(m)) if m == "No file path provided."));
+    assert!(
+        matches!(run(&mut t, &mut h, &input(&[])), Err(ToolError::Tool(m)) if m == "No file path provided.")
+    );
 }
 
 #[test]
@@ -105,13 +107,22 @@ fn cap_at_and_past_the_limit_and_utf8_tail() {
     std::fs::write(ws.0.join("euro.txt"), "aaaaaaaaaa\u{20ac}").unwrap();
     let mut t = FileRead::new(ws.0.to_string_lossy().into_owned());
     t.max_bytes = 10;
-    let r = t.read_truncated(&ws.0.join("ten.txt").to_string_lossy(), "ten.txt").unwrap();
-    assert_eq!((r.content.as_slice(), r.truncated), (b"aaaaaaaaaa".as_slice(), false));
-    let r = t.read_truncated(&ws.0.join("eleven.txt").to_string_lossy(), "e").unwrap();
+    let r = t
+        .read_truncated(&ws.0.join("ten.txt").to_string_lossy(), "ten.txt")
+        .unwrap();
+    assert_eq!(
+        (r.content.as_slice(), r.truncated),
+        (b"aaaaaaaaaa".as_slice(), false)
+    );
+    let r = t
+        .read_truncated(&ws.0.join("eleven.txt").to_string_lossy(), "e")
+        .unwrap();
     assert_eq!(r.content, b"aaaaaaaaaa\n[File truncated at 10 bytes]");
     assert!(r.truncated);
     t.max_bytes = 11;
-    let r = t.read_truncated(&ws.0.join("euro.txt").to_string_lossy(), "e").unwrap();
+    let r = t
+        .read_truncated(&ws.0.join("euro.txt").to_string_lossy(), "e")
+        .unwrap();
     assert_eq!(r.content, b"aaaaaaaaaa\n[File truncated at 11 bytes]");
 }
 
@@ -130,7 +141,11 @@ fn binary_sniff_at_and_past_8192() {
         "Binary file; not readable as text: at.txt"
     );
     t.max_bytes = 100_000;
-    let out = run(&mut t, &mut host(), &input(&[("path", Value::str("past.txt"))]));
+    let out = run(
+        &mut t,
+        &mut host(),
+        &input(&[("path", Value::str("past.txt"))]),
+    );
     // Past the sniff the NUL is read as text; json_encode accepts it as \u0000.
     assert!(String::from_utf8(out.unwrap()).unwrap().contains("\\u0000"));
 }
@@ -145,29 +160,88 @@ fn line_ranges_as_the_spec_table() {
     std::fs::write(ws.0.join("l.txt"), lines(10)).unwrap();
     let real = ws.0.join("l.txt").to_string_lossy().into_owned();
     let t = FileRead::new(ws.0.to_string_lossy().into_owned());
-    let r = |o, l, n| t.read_lines(&real, "l.txt", Range { offset: o, limit: l, line_numbers: n }).unwrap();
+    let r = |o, l, n| {
+        t.read_lines(
+            &real,
+            "l.txt",
+            Range {
+                offset: o,
+                limit: l,
+                line_numbers: n,
+            },
+        )
+        .unwrap()
+    };
     let a = r(3, Some(2), false);
-    assert_eq!((a.content.as_slice(), a.next_offset), (b"line 3\nline 4".as_slice(), Some(Some(5))));
+    assert_eq!(
+        (a.content.as_slice(), a.next_offset),
+        (b"line 3\nline 4".as_slice(), Some(Some(5)))
+    );
     let a = r(9, None, true);
-    assert_eq!((a.content.as_slice(), a.next_offset), (b"9\tline 9\n10\tline 10".as_slice(), Some(None)));
+    assert_eq!(
+        (a.content.as_slice(), a.next_offset),
+        (b"9\tline 9\n10\tline 10".as_slice(), Some(None))
+    );
     let a = r(50, None, false);
-    assert_eq!((a.content.as_slice(), a.next_offset), (b"".as_slice(), Some(None)));
+    assert_eq!(
+        (a.content.as_slice(), a.next_offset),
+        (b"".as_slice(), Some(None))
+    );
     let a = r(i64::MAX, Some(i64::MAX), false);
     assert_eq!(a.next_offset, Some(None));
     let a = r(1, Some(10), false);
     assert_eq!(a.next_offset, Some(None));
     let mut t2 = t.clone();
     t2.max_bytes = 20;
-    let a = t2.read_lines(&real, "l.txt", Range { offset: 1, limit: None, line_numbers: false }).unwrap();
-    assert_eq!((a.content.as_slice(), a.truncated, a.next_offset), (b"line 1\nline 2\nline 3".as_slice(), true, Some(Some(4))));
+    let a = t2
+        .read_lines(
+            &real,
+            "l.txt",
+            Range {
+                offset: 1,
+                limit: None,
+                line_numbers: false,
+            },
+        )
+        .unwrap();
+    assert_eq!(
+        (a.content.as_slice(), a.truncated, a.next_offset),
+        (b"line 1\nline 2\nline 3".as_slice(), true, Some(Some(4)))
+    );
     // Exactly at the cap: 20 bytes fit, one more does not.
     t2.max_bytes = 19;
-    let a = t2.read_lines(&real, "l.txt", Range { offset: 1, limit: None, line_numbers: false }).unwrap();
-    assert_eq!((a.content.as_slice(), a.next_offset), (b"line 1\nline 2".as_slice(), Some(Some(3))));
+    let a = t2
+        .read_lines(
+            &real,
+            "l.txt",
+            Range {
+                offset: 1,
+                limit: None,
+                line_numbers: false,
+            },
+        )
+        .unwrap();
+    assert_eq!(
+        (a.content.as_slice(), a.next_offset),
+        (b"line 1\nline 2".as_slice(), Some(Some(3)))
+    );
     // A first line longer than the cap is cut and the next read starts after it.
     t2.max_bytes = 3;
-    let a = t2.read_lines(&real, "l.txt", Range { offset: 2, limit: None, line_numbers: false }).unwrap();
-    assert_eq!((a.content.as_slice(), a.truncated, a.next_offset), (b"lin".as_slice(), true, Some(Some(3))));
+    let a = t2
+        .read_lines(
+            &real,
+            "l.txt",
+            Range {
+                offset: 2,
+                limit: None,
+                line_numbers: false,
+            },
+        )
+        .unwrap();
+    assert_eq!(
+        (a.content.as_slice(), a.truncated, a.next_offset),
+        (b"lin".as_slice(), true, Some(Some(3)))
+    );
 }
 
 #[test]
@@ -176,7 +250,17 @@ fn line_endings_are_trimmed_like_rtrim() {
     std::fs::write(ws.0.join("c.txt"), "a\r\n\r\nb\r\r\nlast").unwrap();
     let real = ws.0.join("c.txt").to_string_lossy().into_owned();
     let t = FileRead::new(ws.0.to_string_lossy().into_owned());
-    let a = t.read_lines(&real, "c", Range { offset: 1, limit: None, line_numbers: false }).unwrap();
+    let a = t
+        .read_lines(
+            &real,
+            "c",
+            Range {
+                offset: 1,
+                limit: None,
+                line_numbers: false,
+            },
+        )
+        .unwrap();
     assert_eq!(a.content, b"a\n\nb\nlast");
 }
 
@@ -226,11 +310,26 @@ fn sandbox_refusals_carry_reference_messages() {
     std::os::unix::fs::symlink(ws.0.join("real.txt"), ws.0.join("link.txt")).unwrap();
     let mut t = FileRead::new(ws.0.to_string_lossy().into_owned());
     let p = |s: &str| input(&[("path", Value::str(s))]);
-    assert_eq!(run_err(&mut t, &p("wp-config.php")), "Access to 'wp-config.php' is blocked.");
-    assert_eq!(run_err(&mut t, &p("vendor/a.txt")), "Reading from the 'vendor' directory is blocked.");
-    assert_eq!(run_err(&mut t, &p("link.txt")), "Access denied: path contains a symlink.");
-    assert_eq!(run_err(&mut t, &p("/etc/passwd")), "Absolute paths are not allowed: etc/passwd");
-    assert_eq!(run_err(&mut t, &p("../x")), "Path traversal detected: access denied.");
+    assert_eq!(
+        run_err(&mut t, &p("wp-config.php")),
+        "Access to 'wp-config.php' is blocked."
+    );
+    assert_eq!(
+        run_err(&mut t, &p("vendor/a.txt")),
+        "Reading from the 'vendor' directory is blocked."
+    );
+    assert_eq!(
+        run_err(&mut t, &p("link.txt")),
+        "Access denied: path contains a symlink."
+    );
+    assert_eq!(
+        run_err(&mut t, &p("/etc/passwd")),
+        "Absolute paths are not allowed: etc/passwd"
+    );
+    assert_eq!(
+        run_err(&mut t, &p("../x")),
+        "Path traversal detected: access denied."
+    );
     assert_eq!(run_err(&mut t, &p("  ")), "No file path provided.");
     assert_eq!(run_err(&mut t, &p("nope.txt")), "File not found: nope.txt");
     t.noise_dirs = Vec::new();
@@ -242,7 +341,10 @@ fn sandbox_refusals_carry_reference_messages() {
     assert_eq!(h.marked.len(), 1);
     assert!(h.marked[0].1.ends_with("/real.txt"));
     assert_eq!(
-        run_err(&mut t, &input(&[("path", Value::str("real.txt")), ("limit", Value::Int(0))])),
+        run_err(
+            &mut t,
+            &input(&[("path", Value::str("real.txt")), ("limit", Value::Int(0))])
+        ),
         RANGE_MESSAGE
     );
 }
@@ -259,7 +361,10 @@ fn shown_path_keeps_the_callers_spelling() {
 
 #[test]
 fn configured_root_default_and_trailing_separator() {
-    assert_eq!(configured_root(None, "/srv/app"), "/srv/app/storage/phpclaw");
+    assert_eq!(
+        configured_root(None, "/srv/app"),
+        "/srv/app/storage/phpclaw"
+    );
     assert_eq!(configured_root(Some("/x/ws//"), "/"), "/x/ws");
     let mut t = FileRead::new("/nonexistent-phpclaw-root".to_string());
     assert_eq!(t.workspace_root(), "/nonexistent-phpclaw-root");

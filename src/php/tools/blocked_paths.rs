@@ -16,9 +16,10 @@ extern "C" fn construct(_ex: &mut ExecuteData, _rv: &mut Zval) {}
 
 /// Register the class.
 pub fn register() -> ext_php_rs::error::Result<()> {
-    let mut b = ClassBuilder::new(NAME)
-        .flags(ClassFlags::Final)
-        .method(FunctionBuilder::constructor(construct), MethodFlags::Private);
+    let mut b = ClassBuilder::new(NAME).flags(ClassFlags::Final).method(
+        FunctionBuilder::constructor(construct),
+        MethodFlags::Private,
+    );
     for (name, list) in [
         ("EXTENSIONS", core::EXTENSIONS),
         ("FILENAMES", core::FILENAMES),
@@ -26,7 +27,12 @@ pub fn register() -> ext_php_rs::error::Result<()> {
         ("SECURITY_DIRS", core::SECURITY_DIRS),
         ("NOISE_DIRS", core::NOISE_DIRS),
     ] {
-        b = b.constant(name, persistent_string_list(list), &[], ConstantFlags::Public)?;
+        b = b.constant(
+            name,
+            persistent_string_list(list),
+            &[],
+            ConstantFlags::Public,
+        )?;
     }
     b.registration(|_, _| {}).register()
 }

@@ -61,7 +61,9 @@ fn text(zv: &Zval) -> String {
 /// The tool's configuration, from its properties.
 fn config(this: &ZendObject) -> Result<FileRead, Pending> {
     let mut t = FileRead::new(text(&read(this, P_CONFIGURED)?));
-    t.root_resolved = read(this, P_RESOLVED)?.zend_str().map(|s| String::from_utf8_lossy(s.as_bytes()).into_owned());
+    t.root_resolved = read(this, P_RESOLVED)?
+        .zend_str()
+        .map(|s| String::from_utf8_lossy(s.as_bytes()).into_owned());
     t.max_bytes = read(this, P_MAX)?.long().unwrap_or(core::DEFAULT_MAX_BYTES);
     t.follow_symlinks = read(this, P_FOLLOW)?.bool().unwrap_or(false);
     let noise = read(this, P_NOISE)?;
@@ -69,7 +71,10 @@ fn config(this: &ZendObject) -> Result<FileRead, Pending> {
     if let Some(ht) = noise.array() {
         zend::for_each_entry(ht, |_, v| {
             // The reference compares strictly: only strings can match a folder name.
-            if let Some(s) = v.zend_str().and_then(|s| std::str::from_utf8(s.as_bytes()).ok()) {
+            if let Some(s) = v
+                .zend_str()
+                .and_then(|s| std::str::from_utf8(s.as_bytes()).ok())
+            {
                 t.noise_dirs.push(s.to_string());
             }
             true
@@ -91,7 +96,9 @@ fn store_resolved(this: &ZendObject, before: &Option<String>, tool: &FileRead) {
 fn php_strval(v: &Zval) -> Result<Value, Pending> {
     let s = zend::call_function("strval", &mut [zend::share(v)])?;
     Ok(Value::Str(
-        s.zend_str().map(|s| s.as_bytes().to_vec()).unwrap_or_default(),
+        s.zend_str()
+            .map(|s| s.as_bytes().to_vec())
+            .unwrap_or_default(),
     ))
 }
 
@@ -102,7 +109,9 @@ fn php_strval(v: &Zval) -> Result<Value, Pending> {
 fn input_value(ht: &ZendHashTable) -> Result<Value, Pending> {
     let mut out = Array::with_capacity(4);
     for key in core::INPUT_KEYS {
-        let Some(v) = zend::get(ht, key) else { continue };
+        let Some(v) = zend::get(ht, key) else {
+            continue;
+        };
         let is_object = v.object().is_some();
         let value = match key {
             "path" if is_object || v.is_array() => php_strval(v)?,
@@ -182,7 +191,12 @@ extern "C" fn construct(ex: &mut ExecuteData, _rv: &mut Zval) {
         .map(|p| p.to_string_lossy().into_owned())
         .unwrap_or_default();
     let configured = core::configured_root(root.as_deref(), &cwd);
-    zend::write_property(scope(), this, P_CONFIGURED, &mut zend::str_zval(&configured));
+    zend::write_property(
+        scope(),
+        this,
+        P_CONFIGURED,
+        &mut zend::str_zval(&configured),
+    );
 }
 
 extern "C" fn execute(ex: &mut ExecuteData, rv: &mut Zval) {
@@ -274,7 +288,11 @@ extern "C" fn max_bytes(ex: &mut ExecuteData, rv: &mut Zval) {
     }
 }
 
-fn getter(name: &str, handler: extern "C" fn(&mut ExecuteData, &mut Zval), ty: DataType) -> (FunctionBuilder<'static>, MethodFlags) {
+fn getter(
+    name: &str,
+    handler: extern "C" fn(&mut ExecuteData, &mut Zval),
+    ty: DataType,
+) -> (FunctionBuilder<'static>, MethodFlags) {
     (
         FunctionBuilder::new(name, handler).returns(ty, false, false),
         MethodFlags::Public,
@@ -284,14 +302,28 @@ fn getter(name: &str, handler: extern "C" fn(&mut ExecuteData, &mut Zval), ty: D
 /// Register the class.
 pub fn register() -> ext_php_rs::error::Result<()> {
     let ctor = FunctionBuilder::constructor(construct)
-        .arg(Arg::new("workspaceRoot", DataType::String).allow_null().default("null"))
+        .arg(
+            Arg::new("workspaceRoot", DataType::String)
+                .allow_null()
+                .default("null"),
+        )
         .arg(Arg::new("maxBytes", DataType::Long).default("self::DEFAULT_MAX_BYTES"))
         .arg(Arg::new("followSymlinks", DataType::Bool).default("false"))
         .arg(Arg::new("noiseBlockedDirs", DataType::Array).default("self::NOISE_BLOCKED_DIRS"))
         .required_args(0);
     let mut b = tool_class(NAME, Extras { resettable: true }, true)
-        .constant("DEFAULT_WORKSPACE_SUBPATH", core::DEFAULT_WORKSPACE_SUBPATH, &[], ConstantFlags::Public)?
-        .constant("DEFAULT_MAX_BYTES", core::DEFAULT_MAX_BYTES, &[], ConstantFlags::Public)?
+        .constant(
+            "DEFAULT_WORKSPACE_SUBPATH",
+            core::DEFAULT_WORKSPACE_SUBPATH,
+            &[],
+            ConstantFlags::Public,
+        )?
+        .constant(
+            "DEFAULT_MAX_BYTES",
+            core::DEFAULT_MAX_BYTES,
+            &[],
+            ConstantFlags::Public,
+        )?
         .constant(
             "NOISE_BLOCKED_DIRS",
             super::ffi::persistent_string_list(NOISE_DIRS),
@@ -323,8 +355,20 @@ pub fn register() -> ext_php_rs::error::Result<()> {
         let private = MethodFlags::Private.bits();
         zend::declare_typed_property(ce, P_MAX, private, zend::mask_type(MAY_BE_LONG), None);
         zend::declare_typed_property(ce, P_FOLLOW, private, zend::mask_type(MAY_BE_BOOL), None);
-        zend::declare_typed_property(ce, P_NOISE, private, zend::mask_type(zend::MAY_BE_ARRAY), None);
-        zend::declare_typed_property(ce, P_CONFIGURED, private, zend::mask_type(MAY_BE_STRING), None);
+        zend::declare_typed_property(
+            ce,
+            P_NOISE,
+            private,
+            zend::mask_type(zend::MAY_BE_ARRAY),
+            None,
+        );
+        zend::declare_typed_property(
+            ce,
+            P_CONFIGURED,
+            private,
+            zend::mask_type(MAY_BE_STRING),
+            None,
+        );
         zend::declare_typed_property(
             ce,
             P_RESOLVED,

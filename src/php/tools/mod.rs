@@ -72,7 +72,11 @@ impl Host for PhpHost<'_> {
     }
 
     fn mark_read(&mut self, root: &str, path: &str) -> Result<(), Pending> {
-        call_read_log("markRead", &mut [zend::str_zval(root), zend::str_zval(path)]).map(|_| ())
+        call_read_log(
+            "markRead",
+            &mut [zend::str_zval(root), zend::str_zval(path)],
+        )
+        .map(|_| ())
     }
 }
 
@@ -81,7 +85,11 @@ impl Host for PhpHost<'_> {
 /// native one later see the same reads, and a new request starts with an empty log.
 pub fn call_read_log(method: &str, args: &mut [Zval]) -> Result<Option<Zval>, Pending> {
     let Some(ce) = ClassEntry::try_find(READ_LOG_CLASS) else {
-        return if zend::pending() { Err(Pending) } else { Ok(None) };
+        return if zend::pending() {
+            Err(Pending)
+        } else {
+            Ok(None)
+        };
     };
     let ptr = std::ptr::from_ref(ce).cast_mut().cast();
     let Some(func) = zend::find_method(ptr, method) else {
@@ -114,7 +122,10 @@ pub fn raise(e: ToolError<Pending>) {
 }
 
 /// The bound authorizer of `this` (a new reference), None when unbound; Err when reading threw.
-pub fn authorizer_of(scope: *mut ext_php_rs::ffi::zend_class_entry, this: &ZendObject) -> Result<Option<Zval>, Pending> {
+pub fn authorizer_of(
+    scope: *mut ext_php_rs::ffi::zend_class_entry,
+    this: &ZendObject,
+) -> Result<Option<Zval>, Pending> {
     let v = zend::read_property(scope, this, AUTHORIZER_PROP);
     if zend::pending() {
         return Err(Pending);
@@ -196,7 +207,8 @@ pub fn routing_metadata(lists: [&[&str]; 4], rv: &mut Zval) {
 
 fn iface(slot: &'static super::zend::ClassSlot) -> &'static ClassEntry {
     // The contracts register before any tool; startup aborts if they failed.
-    slot.get().expect("contracts are registered before the tools")
+    slot.get()
+        .expect("contracts are registered before the tools")
 }
 
 fn tool_ce() -> &'static ClassEntry {
@@ -224,13 +236,22 @@ pub struct Extras {
 pub fn tool_class(name: &str, extras: Extras, shared_examples: bool) -> ClassBuilder {
     let mut b = ClassBuilder::new(name)
         .flags(ClassFlags::Final)
-        .implements((authorizable_ce, "PhpClaw\\Tools\\Contracts\\AuthorizableToolInterface"));
+        .implements((
+            authorizable_ce,
+            "PhpClaw\\Tools\\Contracts\\AuthorizableToolInterface",
+        ));
     if extras.resettable {
-        b = b.implements((resettable_ce, "PhpClaw\\Tools\\Contracts\\ResettableInterface"));
+        b = b.implements((
+            resettable_ce,
+            "PhpClaw\\Tools\\Contracts\\ResettableInterface",
+        ));
     }
     b = b
         .implements((tool_ce, "PhpClaw\\Tools\\Contracts\\ToolInterface"))
-        .implements((routing_ce, "PhpClaw\\Tools\\Contracts\\ToolRoutingInterface"))
+        .implements((
+            routing_ce,
+            "PhpClaw\\Tools\\Contracts\\ToolRoutingInterface",
+        ))
         .method(
             FunctionBuilder::new("withAuthorizer", with_authorizer)
                 .arg(Arg::new("authorizer", DataType::object(AUTHORIZER_NAME)).allow_null())
@@ -238,13 +259,19 @@ pub fn tool_class(name: &str, extras: Extras, shared_examples: bool) -> ClassBui
             MethodFlags::Public,
         )
         .method(
-            FunctionBuilder::new("requiredCapability", required_capability)
-                .returns(DataType::String, false, false),
+            FunctionBuilder::new("requiredCapability", required_capability).returns(
+                DataType::String,
+                false,
+                false,
+            ),
             MethodFlags::Public,
         )
         .method(
-            FunctionBuilder::new("isEligibleForRouting", is_eligible_for_routing)
-                .returns(DataType::Bool, false, false),
+            FunctionBuilder::new("isEligibleForRouting", is_eligible_for_routing).returns(
+                DataType::Bool,
+                false,
+                false,
+            ),
             MethodFlags::Public,
         );
     if shared_examples {

@@ -43,7 +43,13 @@ pub fn register() -> ext_php_rs::error::Result<()> {
         .flags(ClassFlags::Final)
         .method(
             FunctionBuilder::new("isApprovalRequired", is_approval_required)
-                .arg(Arg::new("tool", DataType::object("PhpClaw\\Tools\\Contracts\\ToolInterface")).allow_null())
+                .arg(
+                    Arg::new(
+                        "tool",
+                        DataType::object("PhpClaw\\Tools\\Contracts\\ToolInterface"),
+                    )
+                    .allow_null(),
+                )
                 .arg(Arg::new("input", DataType::Array))
                 .returns(DataType::Bool, false, false),
             MethodFlags::Public | MethodFlags::Static,
