@@ -340,43 +340,64 @@ impl FileRead {
         Ok((shown, real, ws.root().to_string_lossy().into_owned()))
     }
 
-    fn open(&self, real: &str, shown: &str) -> Result<File, String> {
+    /// Open the file, refuse a folder or a binary, and return it with its first bytes (the
+    /// sniff) and its size. The handle is positioned after the sample.
+    fn open(&self, real: &str, shown: &str) -> Result<(File, Vec<u8>, u64), String> {
         let s = sanitize_for_message(shown);
-        let path = Path::new(real);
-        let meta = std::fs::metadata(path).map_err(|_| format!("File not found: {s}"))?;
+        let cannot = || format!("Cannot open file for reading: {s}");
+        let mut file = match File::open(Path::new(real)) {
+            Ok(f) => f,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                return Err(format!("File not found: {s}"))
+            }
+            Err(_) if !Path::new(real).exists() => return Err(format!("File not found: {s}")),
+            Err(_) if !Path::new(real).is_file() => return Err(format!("Path is not a file: {s}")),
+            Err(_) => return Err(cannot()),
+        };
+        let meta = file.metadata().map_err(|_| cannot())?;
         if !meta.is_file() {
             return Err(format!("Path is not a file: {s}"));
         }
-        let cannot = || format!("Cannot open file for reading: {s}");
-        let mut file = File::open(path).map_err(|_| cannot())?;
-        let mut sample = Vec::with_capacity(BINARY_SNIFF_BYTES);
-        (&mut file)
-            .take(BINARY_SNIFF_BYTES as u64)
-            .read_to_end(&mut sample)
-            .map_err(|_| cannot())?;
+        let mut sample = vec![0u8; BINARY_SNIFF_BYTES];
+        let mut got = 0;
+        while got < sample.len() {
+            match file.read(&mut sample[got..]) {
+                Ok(0) => break,
+                Ok(n) => got += n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(_) => return Err(cannot()),
+            }
+        }
+        sample.truncate(got);
         if memchr::memchr(0, &sample).is_some() {
             return Err(format!("Binary file; not readable as text: {s}"));
         }
-        file.seek(SeekFrom::Start(0)).map_err(|_| cannot())?;
-        Ok(file)
+        Ok((file, sample, meta.len()))
     }
 
     /// The whole file up to the cap.
     pub fn read_truncated(&self, real: &str, shown: &str) -> Result<Read, String> {
-        let mut file = self.open(real, shown)?;
+        let (mut file, sample, size) = self.open(real, shown)?;
         let cap = self.cap();
-        let mut content = Vec::new();
-        (&mut file)
-            .take(cap as u64)
-            .read_to_end(&mut content)
-            .map_err(|_| {
-                format!(
-                    "Cannot open file for reading: {}",
-                    sanitize_for_message(shown)
-                )
-            })?;
-        let size = file.metadata().map(|m| m.len()).ok();
-        let truncated = size.is_some_and(|n| n > cap as u64);
+        let cannot = || {
+            format!(
+                "Cannot open file for reading: {}",
+                sanitize_for_message(shown)
+            )
+        };
+        let mut content = sample;
+        if content.len() > cap {
+            content.truncate(cap);
+        } else if content.len() == BINARY_SNIFF_BYTES {
+            // More may follow the sample: read on up to the cap.
+            let more = (cap - content.len()) as u64;
+            (&mut file)
+                .take(more)
+                .read_to_end(&mut content)
+                .map_err(|_| cannot())?;
+        }
+        // The size fstat() gave when the file was opened.
+        let truncated = size > cap as u64;
         if truncated {
             trim_incomplete_utf8_tail(&mut content);
             content.extend_from_slice(
@@ -392,7 +413,13 @@ impl FileRead {
 
     /// A line range.
     pub fn read_lines(&self, real: &str, shown: &str, range: Range) -> Result<Read, String> {
-        let file = self.open(real, shown)?;
+        let (mut file, _, _) = self.open(real, shown)?;
+        file.seek(SeekFrom::Start(0)).map_err(|_| {
+            format!(
+                "Cannot open file for reading: {}",
+                sanitize_for_message(shown)
+            )
+        })?;
         let mut reader = BufReader::new(file);
         let cap = self.cap();
         let mut lines: Vec<Vec<u8>> = Vec::new();
