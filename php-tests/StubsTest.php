@@ -68,6 +68,9 @@ final class StubsTest extends TestCase
             'PhpClaw\\Tools\\Contracts\\ToolAuthorizerInterface',
             'PhpClaw\\Tools\\Contracts\\ToolInterface',
             'PhpClaw\\Tools\\Contracts\\ToolRoutingInterface',
+            'PhpClaw\\Tools\\FileReadTool',
+            'PhpClaw\\Tools\\Security\\BlockedPaths',
+            'PhpClaw\\Tools\\ToolMutability',
             'PhpClaw\\Tools\\ToolRoutingMetadata',
         ], $names);
     }

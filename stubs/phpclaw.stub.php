@@ -364,3 +364,144 @@ namespace PhpClaw\Tools\Concerns {
         }
     }
 }
+
+namespace PhpClaw\Tools\Security {
+
+    /** The sensitive-path lists the file tools, code search and the shell policy share. */
+    final class BlockedPaths
+    {
+        /** Extensions of files holding keys, certificates, databases or password stores. */
+        public const EXTENSIONS = ['env', 'key', 'pem', 'crt', 'p12', 'pfx', 'cer', 'der', 'jks', 'keystore', 'truststore', 'sqlite', 'sqlite3', 'db', 'mdb', 'kdbx', 'kwallet'];
+
+        /** File names holding credentials or server configuration. */
+        public const FILENAMES = ['wp-config.php', 'wp-config-sample.php', 'config.php', 'configuration.php', 'database.php', 'settings.php', 'local_settings.php', 'settings.local.php', 'local.php', 'app.php', 'env.php', 'config.local.php', 'config.prod.php', 'settings.inc.php', 'parameters.php', 'parameters.yml', 'parameters.yaml', '.htpasswd', '.htaccess', '.htdigest', 'nginx.conf', 'httpd.conf', 'php.ini', '.npmrc', '.pypirc', '.netrc', '.envrc', '.my.cnf', '.pgpass', 'credentials.json', 'service-account.json', 'id_rsa', 'id_ed25519', 'id_ecdsa', 'id_dsa', 'known_hosts', 'authorized_keys', 'docker-compose.yml', 'docker-compose.yaml', '.dockerenv'];
+
+        /** Build and project files the editing tools refuse to change. */
+        public const EDIT_FILENAMES = ['composer.json', 'composer.lock', 'package.json', 'package-lock.json', '.gitignore', 'phpunit.xml', 'phpunit.xml.dist', 'dockerfile', '.gitlab-ci.yml', 'artisan'];
+
+        /** Folders whose contents are secrets or platform internals; never readable. */
+        public const SECURITY_DIRS = ['.git', '.ssh', '.gnupg', '.aws', '.azure', '.gcloud', '.kube', '.docker', '.config', 'wp-admin', 'wp-includes'];
+
+        /** Dependency folders refused as noise unless a tool is configured otherwise. */
+        public const NOISE_DIRS = ['vendor', 'node_modules'];
+
+        /** Constants only: not instantiable. */
+        private function __construct()
+        {
+        }
+    }
+}
+
+namespace PhpClaw\Tools {
+
+    use PhpClaw\Tools\Contracts\AuthorizableToolInterface;
+    use PhpClaw\Tools\Contracts\ResettableInterface;
+    use PhpClaw\Tools\Contracts\ToolAuthorizerInterface;
+    use PhpClaw\Tools\Contracts\ToolInterface;
+    use PhpClaw\Tools\Contracts\ToolRoutingInterface;
+
+    /** Decides whether a tool call changes state and so needs approval first. */
+    final class ToolMutability
+    {
+        /** A per-invocation tool decides for this input; otherwise any mutating tool needs approval. */
+        public static function isApprovalRequired(?ToolInterface $tool, array $input): bool
+        {
+        }
+    }
+
+    /** file_read: one text file from the sandboxed workspace, capped, binaries refused. */
+    final class FileReadTool implements AuthorizableToolInterface, ResettableInterface, ToolInterface, ToolRoutingInterface
+    {
+        /** Workspace folder under the working directory when no root is given. */
+        public const DEFAULT_WORKSPACE_SUBPATH = 'storage/phpclaw';
+
+        /** Default byte cap of a read. */
+        public const DEFAULT_MAX_BYTES = 16384;
+
+        /** Noise folders refused by default. */
+        private const NOISE_BLOCKED_DIRS = ['vendor', 'node_modules'];
+
+        /** Byte cap of a read (at least 1). */
+        private int $maxBytes;
+
+        /** Whether symlinks in paths are followed (their targets are judged again). */
+        private bool $followSymlinks;
+
+        /** Noise folder names refused besides the security folders. */
+        private array $noiseBlockedDirs;
+
+        /** The root as configured, without trailing separator. */
+        private string $workspaceRootConfigured;
+
+        /** The real root, once it resolved. */
+        private ?string $workspaceRootResolved = null;
+
+        /** The bound authorizer, if any. */
+        private ?ToolAuthorizerInterface $authorizer = null;
+
+        /** Configure the sandbox; maxBytes below 1 throws InvalidArgumentException. */
+        public function __construct(?string $workspaceRoot = null, int $maxBytes = self::DEFAULT_MAX_BYTES, bool $followSymlinks = false, array $noiseBlockedDirs = self::NOISE_BLOCKED_DIRS)
+        {
+        }
+
+        /** Bind the authorizer to consult, or null to allow every caller. */
+        public function withAuthorizer(?ToolAuthorizerInterface $authorizer): void
+        {
+        }
+
+        /** The capability core's tools require. */
+        public function requiredCapability(): string
+        {
+        }
+
+        /** Whether the caller may be offered the tool (console, else the capability). */
+        public function isEligibleForRouting(): bool
+        {
+        }
+
+        /** Example calls (none). */
+        public static function examples(): array
+        {
+        }
+
+        /** The tool name: file_read. */
+        public function name(): string
+        {
+        }
+
+        /** The description the model reads. */
+        public function description(): string
+        {
+        }
+
+        /** The input schema: path, offset, limit, line_numbers. */
+        public function inputSchema(): array
+        {
+        }
+
+        /** Read the file and return the JSON envelope; refusals throw ToolException. */
+        public function execute(array $input): string
+        {
+        }
+
+        /** The routing signals of file_read. */
+        public function routingMetadata(): ToolRoutingMetadata
+        {
+        }
+
+        /** Clear phpClaw's read log (FileReadLog) when it is installed. */
+        public function reset(): void
+        {
+        }
+
+        /** The real workspace root once it exists, else the configured path. */
+        public function workspaceRoot(): string
+        {
+        }
+
+        /** The byte cap. */
+        public function maxBytes(): int
+        {
+        }
+    }
+}

@@ -8,4 +8,5 @@ pub mod json;
 pub mod lifecycle;
 pub mod routing;
 pub mod security;
+pub mod tools;
 pub mod value;

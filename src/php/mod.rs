@@ -11,6 +11,8 @@ mod exceptions;
 mod json_view;
 mod lifecycle;
 mod routing_metadata;
+mod tools;
+mod values;
 mod zend;
 
 /// Whether the lifecycle traits were registered (not when opcache.preload is set).
@@ -32,6 +34,7 @@ fn register_all() -> ext_php_rs::error::Result<()> {
         lifecycle::register()?;
     }
     TRAITS_REGISTERED.store(traits, Ordering::Release);
+    tools::register()?;
     Ok(())
 }
 
@@ -61,7 +64,7 @@ extern "C" fn info(_module: *mut ModuleEntry) {
     info_table_row!("Native contracts", "ToolInterface, AuthorizableToolInterface, ToolRoutingInterface, MutatingToolInterface, PerInvocationMutabilityInterface, ConfigurableToolInterface, ResettableInterface, ToolAuthorizerInterface");
     info_table_row!(
         "Native classes",
-        "ToolRoutingMetadata, PhpClawException, ToolException, ShellDeniedException"
+        "ToolRoutingMetadata, PhpClawException, ToolException, ShellDeniedException, FileReadTool, ToolMutability, Security\\BlockedPaths"
     );
     info_table_end!();
 }

@@ -132,9 +132,13 @@ pub fn strip_backup_suffix(name: &str) -> String {
             s.pop();
         }
         for suffix in BACKUP_SUFFIXES {
-            let dotted = format!(".{suffix}");
-            if s.len() > dotted.len() && s.ends_with(&dotted) {
-                s.truncate(s.len() - dotted.len());
+            // `.{suffix}` at the end, with something before it; no allocation per suffix.
+            let cut = s.len().saturating_sub(suffix.len() + 1);
+            if s.len() > suffix.len() + 1
+                && s.ends_with(suffix)
+                && s.as_bytes().get(cut) == Some(&b'.')
+            {
+                s.truncate(cut);
                 break;
             }
         }

@@ -1,0 +1,314 @@
+//! The native tools' PHP side, written once: the class shape every native tool shares, the
+//! [`Host`] that answers the core's questions from PHP, and the mapping of core failures to
+//! PHP exceptions.
+//!
+//! A native tool is a `final` class registered with the raw class builder. It implements the
+//! contracts (ToolInterface, AuthorizableToolInterface, ToolRoutingInterface, and whatever else
+//! the tool needs) and keeps its configuration in private typed properties; the only PHP value
+//! it holds is its authorizer (`private ?ToolAuthorizerInterface $authorizer = null`). Each
+//! `execute()` reads the configuration, converts the input once, runs
+//! [`crate::core::tools::run`] and turns the answer into a string or an exception:
+//! - `ToolError::Tool` → `ToolException($message)`;
+//! - `ToolError::Encode` → `ToolException('Unable to encode tool response.')` whose previous is
+//!   the `JsonException` PHP's json_encode would have thrown (same message and code);
+//! - `ToolError::ShellDenied` → `ShellDeniedException($message)`;
+//! - `ToolError::Host` → the PHP exception already pending (an authorizer that threw).
+//!
+//! Shared methods: `withAuthorizer()`, `requiredCapability()` ('phpclaw_use_tools'),
+//! `isEligibleForRouting()` (console, else the authorizer's allows(); true when unbound),
+//! static `examples()` (`[]` unless the tool has its own), `routingMetadata()` (a native
+//! ToolRoutingMetadata built from the core's four lists).
+
+pub mod blocked_paths;
+mod ffi;
+pub mod file_read;
+pub mod mutability;
+
+use ext_php_rs::args::Arg;
+use ext_php_rs::builders::{ClassBuilder, FunctionBuilder};
+use ext_php_rs::flags::{ClassFlags, DataType, MethodFlags};
+use ext_php_rs::types::{ZendObject, Zval};
+use ext_php_rs::zend::{ClassEntry, ExecuteData};
+
+use super::contracts::{
+    AUTHORIZABLE, AUTHORIZER, AUTHORIZER_NAME, RESETTABLE, ROUTING, ROUTING_METADATA_NAME, TOOL,
+};
+use super::exceptions::{throw_tool_exception, SHELL_DENIED};
+use super::routing_metadata::ROUTING_METADATA;
+use super::zend::{self, Frame, Pending, Thrown};
+use crate::core::lifecycle::{messages, CORE_CAPABILITY};
+use crate::core::tools::{Host, ToolError};
+
+/// The private property holding the authorizer.
+pub const AUTHORIZER_PROP: &str = "authorizer";
+
+/// phpClaw's shared read log (file_read writes it, file_edit consults it).
+pub const READ_LOG_CLASS: &str = "PhpClaw\\Tools\\Concerns\\FileReadLog";
+
+/// The PHP side of a native tool run.
+pub struct PhpHost<'a> {
+    /// The bound authorizer, if any.
+    pub authorizer: Option<&'a ZendObject>,
+}
+
+impl PhpHost<'_> {
+    fn ask(&self, method: &str, unbound: bool) -> Result<bool, Pending> {
+        match self.authorizer {
+            None => Ok(unbound),
+            Some(a) => zend::call_method(a, method, &mut []).map(|v| v.coerce_to_bool()),
+        }
+    }
+}
+
+impl Host for PhpHost<'_> {
+    type Error = Pending;
+
+    fn running_in_console(&mut self) -> Result<bool, Pending> {
+        self.ask("runningInConsole", false)
+    }
+
+    fn allows(&mut self) -> Result<bool, Pending> {
+        self.ask("allows", true)
+    }
+
+    fn mark_read(&mut self, root: &str, path: &str) -> Result<(), Pending> {
+        call_read_log(
+            "markRead",
+            &mut [zend::str_zval(root), zend::str_zval(path)],
+        )
+        .map(|_| ())
+    }
+}
+
+/// Call a static method of phpClaw's `FileReadLog` when the class exists (autoloaded); nothing
+/// when it does not. The log is phpClaw's own per-request static, so a PHP FileEditTool and a
+/// native one later see the same reads, and a new request starts with an empty log.
+pub fn call_read_log(method: &str, args: &mut [Zval]) -> Result<Option<Zval>, Pending> {
+    let Some(ce) = ClassEntry::try_find(READ_LOG_CLASS) else {
+        return if zend::pending() {
+            Err(Pending)
+        } else {
+            Ok(None)
+        };
+    };
+    let ptr = std::ptr::from_ref(ce).cast_mut().cast();
+    let Some(func) = zend::find_method(ptr, method) else {
+        return Ok(None);
+    };
+    zend::call_static(ptr, func, args).map(Some)
+}
+
+/// Raise a core failure as the PHP exception the reference throws.
+pub fn raise(e: ToolError<Pending>) {
+    match e {
+        ToolError::Tool(message) => throw_tool_exception(&message, None),
+        ToolError::ShellDenied(message) => {
+            if let Some(ce) = SHELL_DENIED.get() {
+                zend::throw_new(ce, &message, 0, None);
+            }
+        }
+        ToolError::Encode(err) => {
+            let previous = zend::json_exception_ce().and_then(|ce| {
+                let mut code = Zval::new();
+                code.set_long(err.code());
+                zend::instantiate(ce, &mut [zend::str_zval(err.message()), code])
+                    .ok()
+                    .map(|obj| Thrown::from_object(&obj))
+            });
+            throw_tool_exception(messages::ENCODE_FAILED, previous);
+        }
+        ToolError::Host(Pending) => {}
+    }
+}
+
+/// The bound authorizer of `this` (a new reference), None when unbound; Err when reading threw.
+pub fn authorizer_of(
+    scope: *mut ext_php_rs::ffi::zend_class_entry,
+    this: &ZendObject,
+) -> Result<Option<Zval>, Pending> {
+    let v = zend::read_property(scope, this, AUTHORIZER_PROP);
+    if zend::pending() {
+        return Err(Pending);
+    }
+    Ok(v.filter(|v| v.object().is_some()))
+}
+
+// ---------------------------------------------------------------------------------------
+// Shared method handlers.
+
+extern "C" fn with_authorizer(ex: &mut ExecuteData, _rv: &mut Zval) {
+    let f = Frame::new(ex);
+    if !f.check_count(1, 1) {
+        return;
+    }
+    let (Some(this), Some(ce)) = (f.this(), AUTHORIZER.get()) else {
+        return;
+    };
+    let Some(authorizer) = f.object_of(0, ce, true) else {
+        return;
+    };
+    let mut value = authorizer.map_or_else(Zval::null, zend::object_zval);
+    zend::write_property(f.scope(), this, AUTHORIZER_PROP, &mut value);
+}
+
+extern "C" fn required_capability(ex: &mut ExecuteData, rv: &mut Zval) {
+    if Frame::new(ex).check_count(0, 0) {
+        *rv = zend::str_zval(CORE_CAPABILITY);
+    }
+}
+
+extern "C" fn is_eligible_for_routing(ex: &mut ExecuteData, rv: &mut Zval) {
+    let f = Frame::new(ex);
+    if !f.check_count(0, 0) {
+        return;
+    }
+    let Some(this) = f.this() else { return };
+    let Ok(auth) = authorizer_of(f.scope(), this) else {
+        return;
+    };
+    let mut host = PhpHost {
+        authorizer: auth.as_ref().and_then(Zval::object),
+    };
+    let answer = match host.running_in_console() {
+        Ok(true) => Ok(true),
+        Ok(false) => host.allows(),
+        Err(p) => Err(p),
+    };
+    if let Ok(b) = answer {
+        rv.set_bool(b);
+    }
+}
+
+extern "C" fn no_examples(ex: &mut ExecuteData, rv: &mut Zval) {
+    if Frame::new(ex).check_count(0, 0) {
+        *rv = Zval::new_array();
+    }
+}
+
+/// A list of strings as a PHP array.
+pub fn string_list(items: &[&str]) -> Zval {
+    zend::build_array(items.len() as u32, |ht| {
+        for s in items {
+            zend::push(ht, zend::str_zval(s));
+        }
+    })
+}
+
+/// A native ToolRoutingMetadata from domains, tags, intents, examples.
+pub fn routing_metadata(lists: [&[&str]; 4], rv: &mut Zval) {
+    let Some(ce) = ROUTING_METADATA.get() else {
+        return;
+    };
+    let mut args = lists.map(string_list);
+    if let Ok(obj) = zend::instantiate(ce, &mut args) {
+        *rv = zend::owned_object_zval(obj);
+    }
+}
+
+fn iface(slot: &'static super::zend::ClassSlot) -> &'static ClassEntry {
+    // The contracts register before any tool; startup aborts if they failed.
+    slot.get()
+        .expect("contracts are registered before the tools")
+}
+
+fn tool_ce() -> &'static ClassEntry {
+    iface(&TOOL)
+}
+fn authorizable_ce() -> &'static ClassEntry {
+    iface(&AUTHORIZABLE)
+}
+fn routing_ce() -> &'static ClassEntry {
+    iface(&ROUTING)
+}
+fn resettable_ce() -> &'static ClassEntry {
+    iface(&RESETTABLE)
+}
+
+/// Optional contracts a tool implements besides the three every native tool has.
+#[derive(Clone, Copy, Default)]
+pub struct Extras {
+    /// ResettableInterface.
+    pub resettable: bool,
+}
+
+/// A final tool class implementing the contracts, with the shared methods; `examples` false
+/// when the tool declares its own static examples().
+pub fn tool_class(name: &str, extras: Extras, shared_examples: bool) -> ClassBuilder {
+    let mut b = ClassBuilder::new(name)
+        .flags(ClassFlags::Final)
+        .implements((
+            authorizable_ce,
+            "PhpClaw\\Tools\\Contracts\\AuthorizableToolInterface",
+        ));
+    if extras.resettable {
+        b = b.implements((
+            resettable_ce,
+            "PhpClaw\\Tools\\Contracts\\ResettableInterface",
+        ));
+    }
+    b = b
+        .implements((tool_ce, "PhpClaw\\Tools\\Contracts\\ToolInterface"))
+        .implements((
+            routing_ce,
+            "PhpClaw\\Tools\\Contracts\\ToolRoutingInterface",
+        ))
+        .method(
+            FunctionBuilder::new("withAuthorizer", with_authorizer)
+                .arg(Arg::new("authorizer", DataType::object(AUTHORIZER_NAME)).allow_null())
+                .returns(DataType::Void, false, false),
+            MethodFlags::Public,
+        )
+        .method(
+            FunctionBuilder::new("requiredCapability", required_capability).returns(
+                DataType::String,
+                false,
+                false,
+            ),
+            MethodFlags::Public,
+        )
+        .method(
+            FunctionBuilder::new("isEligibleForRouting", is_eligible_for_routing).returns(
+                DataType::Bool,
+                false,
+                false,
+            ),
+            MethodFlags::Public,
+        );
+    if shared_examples {
+        b = b.method(
+            FunctionBuilder::new("examples", no_examples).returns(DataType::Array, false, false),
+            MethodFlags::Public | MethodFlags::Static,
+        );
+    }
+    b
+}
+
+/// The routingMetadata() declaration (the handler is the tool's own).
+pub fn routing_method(
+    handler: extern "C" fn(&mut ExecuteData, &mut Zval),
+) -> FunctionBuilder<'static> {
+    FunctionBuilder::new("routingMetadata", handler).returns(
+        DataType::object(ROUTING_METADATA_NAME),
+        false,
+        false,
+    )
+}
+
+/// Declare the authorizer property on a tool class (from its registration callback).
+pub fn declare_authorizer(ce: &mut ClassEntry) {
+    zend::declare_typed_property(
+        ce,
+        AUTHORIZER_PROP,
+        MethodFlags::Private.bits(),
+        zend::class_type(AUTHORIZER_NAME, true),
+        Some(Zval::null()),
+    );
+}
+
+/// Register every native tool-layer class, after the contracts and exceptions.
+pub fn register() -> ext_php_rs::error::Result<()> {
+    blocked_paths::register()?;
+    mutability::register()?;
+    file_read::register()?;
+    Ok(())
+}
