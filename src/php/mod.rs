@@ -10,7 +10,11 @@ mod encode;
 mod exceptions;
 mod json_view;
 mod lifecycle;
+mod profiles;
+mod router;
 mod routing_metadata;
+mod routing_support;
+mod tool_input;
 mod zend;
 
 /// Whether the lifecycle traits were registered (not when opcache.preload is set).
@@ -32,6 +36,9 @@ fn register_all() -> ext_php_rs::error::Result<()> {
         lifecycle::register()?;
     }
     TRAITS_REGISTERED.store(traits, Ordering::Release);
+    router::register()?;
+    profiles::register()?;
+    tool_input::register()?;
     Ok(())
 }
 
@@ -61,7 +68,7 @@ extern "C" fn info(_module: *mut ModuleEntry) {
     info_table_row!("Native contracts", "ToolInterface, AuthorizableToolInterface, ToolRoutingInterface, MutatingToolInterface, PerInvocationMutabilityInterface, ConfigurableToolInterface, ResettableInterface, ToolAuthorizerInterface");
     info_table_row!(
         "Native classes",
-        "ToolRoutingMetadata, PhpClawException, ToolException, ShellDeniedException"
+        "ToolRoutingMetadata, ToolRouter, ToolProfileResolver, ToolInput, PhpClawException, ToolException, ShellDeniedException"
     );
     info_table_end!();
 }

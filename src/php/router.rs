@@ -1,0 +1,515 @@
+//! `PhpClaw\Tools\ToolRouter`: stage 2 of "Which tools a turn sees" (and, through `route()`,
+//! stage 3), native. The schemas PHP passes come back as the same zvals (shared, never
+//! copied); only names, descriptions and routing metadata are read, and the core's
+//! prepared-tool cache keeps repeated calls with the same tools from re-tokenising them.
+
+use std::sync::Arc;
+
+use ext_php_rs::args::Arg;
+use ext_php_rs::builders::{ClassBuilder, FunctionBuilder};
+use ext_php_rs::flags::{ClassFlags, ConstantFlags, DataType, MethodFlags};
+use ext_php_rs::types::{ZendHashTable, ZendObject, Zval};
+use ext_php_rs::zend::ExecuteData;
+
+use super::json_view::ZvalView;
+use super::routing_metadata::FIELDS;
+use super::routing_support::{
+    self as rs, bool_zval, double_zval, float_arg, list, long_zval, nullable_long_arg,
+    nullable_string_arg, scalar_string, string_list, ACC_PRIVATE, MAY_BE_DOUBLE, MAY_BE_LONG,
+};
+use super::zend::{self, ClassSlot, Frame};
+use crate::core::json::{self, EncodeError, EncodeOptions};
+use crate::core::routing::profiles::Profile;
+use crate::core::routing::route::{self, RouteOptions};
+use crate::core::routing::router::{prepare_all, PreparedTool, Router, ToolDescriptor};
+use crate::core::routing::{resolve_budget, UNLIMITED};
+
+pub static TOOL_ROUTER: ClassSlot = ClassSlot::new();
+
+/// Fully qualified class name.
+pub const TOOL_ROUTER_NAME: &str = "PhpClaw\\Tools\\ToolRouter";
+
+const PROP_MAX: &str = "maxToolsPerTurn";
+const PROP_SHARE: &str = "minScoreShare";
+const PROP_LAST: &str = "lastRankedNames";
+
+/// The router's constructor arguments, read back from the object.
+struct Settings {
+    max: i64,
+    share: f64,
+}
+
+fn settings(this: &ZendObject) -> Settings {
+    let scope = TOOL_ROUTER.ptr();
+    Settings {
+        max: zend::read_property(scope, this, PROP_MAX)
+            .and_then(|v| v.long())
+            .unwrap_or(0),
+        share: zend::read_property(scope, this, PROP_SHARE)
+            .and_then(|v| v.double())
+            .unwrap_or(0.0),
+    }
+}
+
+fn set_last_ranked(this: &ZendObject, names: &[&str]) {
+    let mut value = string_list(names);
+    zend::write_property(TOOL_ROUTER.ptr(), this, PROP_LAST, &mut value);
+}
+
+/// The schemas of one call: the zvals to hand back and the tools prepared for the core.
+struct Batch<'a> {
+    schemas: Vec<&'a Zval>,
+    prepared: Vec<Arc<PreparedTool>>,
+}
+
+/// A schema field in either provider shape: `$s[field]`, else `$s['function'][field]`.
+fn schema_text(schema: &ZendHashTable, field: &str) -> String {
+    if let Some(v) = zend::get(schema, field).filter(|v| !v.is_null()) {
+        return scalar_string(v);
+    }
+    zend::get(schema, "function")
+        .and_then(Zval::array)
+        .and_then(|f| zend::get(f, field))
+        .filter(|v| !v.is_null())
+        .map(scalar_string)
+        .unwrap_or_default()
+}
+
+/// One signal list of a metadata object, as text.
+fn signal_list(obj: &ZendObject, field: &str) -> Vec<String> {
+    let Some(value) = zend::read_property(obj.ce, obj, field) else {
+        return Vec::new();
+    };
+    let Some(ht) = value.array() else {
+        return Vec::new();
+    };
+    let mut out = Vec::with_capacity(ht.len());
+    zend::for_each_entry(ht, |_, v| {
+        out.push(scalar_string(v));
+        true
+    });
+    out
+}
+
+/// Reads every schema (and its metadata) of a call; None with a TypeError pending.
+fn collect<'a>(
+    method: &str,
+    schemas: &'a ZendHashTable,
+    metadata: Option<&ZendHashTable>,
+) -> Option<Batch<'a>> {
+    let mut zvals = Vec::with_capacity(schemas.len());
+    let mut descriptors = Vec::with_capacity(schemas.len());
+    let mut failed = false;
+    zend::for_each_entry(schemas, |_, zv| {
+        let Some(schema) = zv.array() else {
+            rs::throw_type_error(&format!(
+                "{TOOL_ROUTER_NAME}::{method}(): Argument #1 ($allSchemas) must contain only schema arrays, {} given",
+                rs::type_name(zv)
+            ));
+            failed = true;
+            return false;
+        };
+        let name = schema_text(schema, "name");
+        let mut d = ToolDescriptor::new(name, schema_text(schema, "description"));
+        let meta = metadata
+            .and_then(|m| rs::get_bytes(m, d.name.to_ascii_lowercase().as_bytes()))
+            .filter(|v| !v.is_null());
+        if let Some(meta) = meta {
+            let Some(obj) = meta.object() else {
+                rs::throw_type_error(&format!(
+                    "{TOOL_ROUTER_NAME}::{method}(): Argument #4 ($metadata) must hold PhpClaw\\Tools\\ToolRoutingMetadata objects, {} given for '{}'",
+                    rs::type_name(meta),
+                    d.name.to_ascii_lowercase()
+                ));
+                failed = true;
+                return false;
+            };
+            let [domains, tags, intents, examples] = FIELDS;
+            d.domains = signal_list(obj, domains);
+            d.tags = signal_list(obj, tags);
+            d.intents = signal_list(obj, intents);
+            d.examples = signal_list(obj, examples);
+            if zend::pending() {
+                failed = true;
+                return false;
+            }
+        }
+        zvals.push(zv);
+        descriptors.push(d);
+        true
+    });
+    if failed {
+        return None;
+    }
+    Some(Batch {
+        schemas: zvals,
+        prepared: prepare_all(&descriptors),
+    })
+}
+
+fn lossy(bytes: Vec<u8>) -> String {
+    match String::from_utf8(bytes) {
+        Ok(s) => s,
+        Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
+    }
+}
+
+/// Optional string argument `n` (default ''); None with a TypeError pending.
+fn opt_string(f: &Frame<'_>, n: usize) -> Option<String> {
+    match f.arg(n) {
+        None => Some(String::new()),
+        Some(_) => f.string(n).map(lossy),
+    }
+}
+
+/// Optional array argument `n` (default []); `Some(None)` when absent.
+fn opt_array<'a>(f: &Frame<'a>, n: usize) -> Option<Option<&'a ZendHashTable>> {
+    match f.arg(n) {
+        None => Some(None),
+        Some(_) => f.array(n).map(|zv| zv.array()),
+    }
+}
+
+fn names_of<'a>(batch: &'a Batch<'_>, ids: &[usize]) -> Vec<&'a str> {
+    ids.iter()
+        .filter_map(|&i| batch.prepared.get(i).map(|p| p.name_lower()))
+        .collect()
+}
+
+fn shared_list(batch: &Batch<'_>, ids: &[usize]) -> Zval {
+    list(
+        ids.iter()
+            .filter_map(|&i| batch.schemas.get(i).map(|zv| zend::share(zv)))
+            .collect(),
+    )
+}
+
+extern "C" fn construct(ex: &mut ExecuteData, _rv: &mut Zval) {
+    let f = Frame::new(ex);
+    if !f.check_count(0, 2) {
+        return;
+    }
+    let Some(this) = f.this() else { return };
+    let max = match f.arg(0) {
+        None => 0,
+        Some(_) => match f.long(0) {
+            Some(v) => v,
+            None => return,
+        },
+    };
+    let share = match f.arg(1) {
+        None => 0.0,
+        Some(_) => match float_arg(&f, 1) {
+            Some(v) => v,
+            None => return,
+        },
+    };
+    let scope = TOOL_ROUTER.ptr();
+    zend::write_property(scope, this, PROP_MAX, &mut long_zval(max));
+    if zend::pending() {
+        return;
+    }
+    zend::write_property(scope, this, PROP_SHARE, &mut double_zval(share));
+    if zend::pending() {
+        return;
+    }
+    set_last_ranked(this, &[]);
+}
+
+extern "C" fn last_ranked_names(ex: &mut ExecuteData, rv: &mut Zval) {
+    let f = Frame::new(ex);
+    if !f.check_count(0, 0) {
+        return;
+    }
+    let Some(this) = f.this() else { return };
+    *rv = zend::read_property(TOOL_ROUTER.ptr(), this, PROP_LAST)
+        .filter(Zval::is_array)
+        .unwrap_or_else(Zval::new_array);
+}
+
+extern "C" fn filter(ex: &mut ExecuteData, rv: &mut Zval) {
+    let f = Frame::new(ex);
+    if !f.check_count(2, 4) {
+        return;
+    }
+    let Some(this) = f.this() else { return };
+    let Some(all) = f.array(0) else { return };
+    let Some(message) = f.string(1).map(lossy) else {
+        return;
+    };
+    let Some(model) = opt_string(&f, 2) else {
+        return;
+    };
+    let Some(metadata) = opt_array(&f, 3) else {
+        return;
+    };
+    let Some(schemas) = all.array() else { return };
+    let s = settings(this);
+    // Within budget (or no cap): the list comes back as it was given, untouched.
+    if resolve_budget(s.max, &model).is_none_or_within(schemas.len()) {
+        set_last_ranked(this, &[]);
+        *rv = zend::share(all);
+        return;
+    }
+    let Some(batch) = collect("filter", schemas, metadata) else {
+        return;
+    };
+    let share = route::effective_share(s.share, None);
+    let selection = route::select(
+        &batch.prepared,
+        &message,
+        &model,
+        Router::new(s.max),
+        share,
+        &[],
+    );
+    set_last_ranked(this, &names_of(&batch, &selection.chosen_order));
+    *rv = shared_list(&batch, &selection.selected);
+}
+
+/// `Option<usize>` budget: no cap, or at most that many tools.
+trait WithinBudget {
+    fn is_none_or_within(self, count: usize) -> bool;
+}
+
+impl WithinBudget for Option<usize> {
+    fn is_none_or_within(self, count: usize) -> bool {
+        match self {
+            None => true,
+            Some(limit) => count <= limit,
+        }
+    }
+}
+
+extern "C" fn confidence(ex: &mut ExecuteData, rv: &mut Zval) {
+    let f = Frame::new(ex);
+    if !f.check_count(2, 3) {
+        return;
+    }
+    let Some(all) = f.array(0) else { return };
+    let Some(message) = f.string(1).map(lossy) else {
+        return;
+    };
+    let Some(metadata) = opt_array(&f, 2) else {
+        return;
+    };
+    let Some(schemas) = all.array() else { return };
+    let Some(batch) = collect("confidence", schemas, metadata) else {
+        return;
+    };
+    rv.set_double(Router::confidence_prepared(&batch.prepared, &message));
+}
+
+/// Bytes of a schema as PHP's `json_encode($schema)` (default flags) writes it; 0 when PHP
+/// cannot encode it.
+fn schema_json_len(schema: &Zval) -> usize {
+    match json::to_vec(ZvalView::new(schema), EncodeOptions::default()) {
+        Ok(bytes) => bytes.len() + route::default_flags_extra_bytes(&bytes),
+        Err(EncodeError::Unsupported) => {
+            // Objects (e.g. `{}` for empty properties): PHP's own encoder measures them.
+            match zend::call_function("json_encode", &mut [zend::share(schema)]) {
+                Ok(v) => v.zend_str().map_or(0, |s| s.len()),
+                Err(_) => {
+                    let _ = zend::Thrown::take();
+                    0
+                }
+            }
+        }
+        Err(_) => 0,
+    }
+}
+
+extern "C" fn route_turn(ex: &mut ExecuteData, rv: &mut Zval) {
+    let f = Frame::new(ex);
+    if !f.check_count(2, 9) {
+        return;
+    }
+    let Some(this) = f.this() else { return };
+    let Some(all) = f.array(0) else { return };
+    let Some(message) = f.string(1).map(lossy) else {
+        return;
+    };
+    let Some(model) = opt_string(&f, 2) else {
+        return;
+    };
+    let Some(metadata) = opt_array(&f, 3) else {
+        return;
+    };
+    let Some(profile_arg) = nullable_string_arg(&f, 4) else {
+        return;
+    };
+    let profile = match profile_arg {
+        None => None,
+        Some(name) => match lossy(name).parse::<Profile>() {
+            Ok(p) => Some(p),
+            Err(_) => {
+                rs::throw_value_error(&format!(
+                    "{TOOL_ROUTER_NAME}::route(): Argument #5 ($profile) must be \"minimal\", \"standard\", \"full\" or null"
+                ));
+                return;
+            }
+        },
+    };
+    let Some(always_arg) = opt_array(&f, 5) else {
+        return;
+    };
+    let mut always = Vec::new();
+    if let Some(ht) = always_arg {
+        zend::for_each_entry(ht, |_, v| {
+            always.push(scalar_string(v));
+            true
+        });
+    }
+    let system_prompt_chars = match f.arg(6) {
+        None => 0,
+        Some(_) => match f.string(6) {
+            Some(s) => s.len(),
+            None => return,
+        },
+    };
+    let Some(history_arg) = opt_array(&f, 7) else {
+        return;
+    };
+    let mut history = Vec::new();
+    let mut bad_history = None;
+    if let Some(ht) = history_arg {
+        zend::for_each_entry(ht, |_, v| {
+            if let Some(s) = v.zend_str() {
+                history.push(s.len());
+            } else if let Some(n) = v.long().filter(|n| *n >= 0) {
+                history.push(usize::try_from(n).unwrap_or(usize::MAX));
+            } else {
+                bad_history = Some(rs::type_name(v));
+                return false;
+            }
+            true
+        });
+    }
+    if let Some(given) = bad_history {
+        rs::throw_type_error(&format!(
+            "{TOOL_ROUTER_NAME}::route(): Argument #8 ($history) must contain only strings or non-negative int lengths, {given} given"
+        ));
+        return;
+    }
+    let Some(budget_arg) = nullable_long_arg(&f, 8) else {
+        return;
+    };
+    let request_budget = match budget_arg {
+        None => profile.map_or(0, Profile::request_budget),
+        Some(n) => usize::try_from(n.max(0)).unwrap_or(usize::MAX),
+    };
+    let Some(schemas) = all.array() else { return };
+    let Some(batch) = collect("route", schemas, metadata) else {
+        return;
+    };
+    let s = settings(this);
+    let opts = RouteOptions {
+        router: Router::new(s.max),
+        min_score_share: s.share,
+        profile,
+        always_include: &always,
+        system_prompt_chars,
+        history_chars: &history,
+        request_budget,
+    };
+    let turn = route::route(&batch.prepared, &message, &model, &opts, |i| {
+        batch.schemas.get(i).map_or(0, |zv| schema_json_len(zv))
+    });
+    if zend::pending() {
+        return;
+    }
+    let sel = &turn.selection;
+    let ranked = names_of(&batch, &sel.chosen_order);
+    set_last_ranked(this, &ranked);
+    let budget = match sel.budget {
+        Some(b) => long_zval(i64::try_from(b).unwrap_or(i64::MAX)),
+        None => Zval::null(),
+    };
+    *rv = zend::assoc(vec![
+        ("schemas", shared_list(&batch, &turn.offered)),
+        ("ranked", string_list(&ranked)),
+        ("pinned", string_list(&names_of(&batch, &sel.pinned))),
+        ("always", string_list(&names_of(&batch, &sel.always_included))),
+        ("dropped", string_list(&names_of(&batch, &turn.dropped))),
+        ("routed", bool_zval(sel.engaged)),
+        ("budget", budget),
+        (
+            "estimate",
+            long_zval(i64::try_from(turn.estimate_tokens).unwrap_or(i64::MAX)),
+        ),
+    ]);
+}
+
+/// Register the class.
+pub fn register() -> ext_php_rs::error::Result<()> {
+    let array_arg = |name: &str| Arg::new(name, DataType::Array);
+    ClassBuilder::new(TOOL_ROUTER_NAME)
+        .flags(ClassFlags::Final)
+        .constant("UNLIMITED", UNLIMITED, &[], ConstantFlags::Public)?
+        .method(
+            FunctionBuilder::constructor(construct)
+                .arg(Arg::new("maxToolsPerTurn", DataType::Long).default("0"))
+                .arg(Arg::new("minScoreShare", DataType::Double).default("0.0"))
+                .required_args(0),
+            MethodFlags::Public,
+        )
+        .method(
+            FunctionBuilder::new("lastRankedNames", last_ranked_names).returns(
+                DataType::Array,
+                false,
+                false,
+            ),
+            MethodFlags::Public,
+        )
+        .method(
+            FunctionBuilder::new("filter", filter)
+                .arg(array_arg("allSchemas"))
+                .arg(Arg::new("message", DataType::String))
+                .arg(Arg::new("model", DataType::String).default("''"))
+                .arg(array_arg("metadata").default("[]"))
+                .required_args(2)
+                .returns(DataType::Array, false, false),
+            MethodFlags::Public,
+        )
+        .method(
+            FunctionBuilder::new("confidence", confidence)
+                .arg(array_arg("allSchemas"))
+                .arg(Arg::new("message", DataType::String))
+                .arg(array_arg("metadata").default("[]"))
+                .required_args(2)
+                .returns(DataType::Double, false, false),
+            MethodFlags::Public,
+        )
+        .method(
+            FunctionBuilder::new("route", route_turn)
+                .arg(array_arg("allSchemas"))
+                .arg(Arg::new("message", DataType::String))
+                .arg(Arg::new("model", DataType::String).default("''"))
+                .arg(array_arg("metadata").default("[]"))
+                .arg(
+                    Arg::new("profile", DataType::String)
+                        .allow_null()
+                        .default("null"),
+                )
+                .arg(array_arg("alwaysInclude").default("[]"))
+                .arg(Arg::new("systemPrompt", DataType::String).default("''"))
+                .arg(array_arg("history").default("[]"))
+                .arg(
+                    Arg::new("requestBudget", DataType::Long)
+                        .allow_null()
+                        .default("null"),
+                )
+                .required_args(2)
+                .returns(DataType::Array, false, false),
+            MethodFlags::Public,
+        )
+        .registration(|ce, _| {
+            let private = ACC_PRIVATE;
+            let readonly = private | zend::ACC_READONLY;
+            zend::declare_typed_property(ce, PROP_MAX, readonly, MAY_BE_LONG);
+            zend::declare_typed_property(ce, PROP_SHARE, readonly, MAY_BE_DOUBLE);
+            zend::declare_typed_property(ce, PROP_LAST, private, zend::MAY_BE_ARRAY);
+            TOOL_ROUTER.set(ce);
+        })
+        .register()
+}
