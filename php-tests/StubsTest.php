@@ -68,6 +68,9 @@ final class StubsTest extends TestCase
             'PhpClaw\\Tools\\Contracts\\ToolAuthorizerInterface',
             'PhpClaw\\Tools\\Contracts\\ToolInterface',
             'PhpClaw\\Tools\\Contracts\\ToolRoutingInterface',
+            'PhpClaw\\Tools\\ToolInput',
+            'PhpClaw\\Tools\\ToolProfileResolver',
+            'PhpClaw\\Tools\\ToolRouter',
             'PhpClaw\\Tools\\ToolRoutingMetadata',
         ], $names);
     }
