@@ -213,7 +213,10 @@ pub fn register() -> ext_php_rs::error::Result<()> {
         )
         .method(number("maxTools", max_tools), static_public)
         .method(number("requestBudget", request_budget), static_public)
-        .method(number("skillContextChars", skill_context_chars), static_public)
+        .method(
+            number("skillContextChars", skill_context_chars),
+            static_public,
+        )
         .method(
             FunctionBuilder::new("resolveNames", resolve_names)
                 .arg(array_in("entries"))

@@ -429,7 +429,10 @@ extern "C" fn route_turn(ex: &mut ExecuteData, rv: &mut Zval) {
         ("schemas", shared_list(&batch, &turn.offered)),
         ("ranked", string_list(&ranked)),
         ("pinned", string_list(&names_of(&batch, &sel.pinned))),
-        ("always", string_list(&names_of(&batch, &sel.always_included))),
+        (
+            "always",
+            string_list(&names_of(&batch, &sel.always_included)),
+        ),
         ("dropped", string_list(&names_of(&batch, &turn.dropped))),
         ("routed", bool_zval(sel.engaged)),
         ("budget", budget),

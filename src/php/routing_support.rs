@@ -45,7 +45,11 @@ fn float_bytes(d: f64) -> Vec<u8> {
         return b"NAN".to_vec();
     }
     if d.is_infinite() {
-        return if d > 0.0 { b"INF".to_vec() } else { b"-INF".to_vec() };
+        return if d > 0.0 {
+            b"INF".to_vec()
+        } else {
+            b"-INF".to_vec()
+        };
     }
     let mut out = Vec::new();
     // Finite floats always encode; the JSON form differs from PHP's only in the exponent's case.

@@ -114,7 +114,9 @@ extern "C" fn tidy(ex: &mut ExecuteData, rv: &mut Zval) {
     let Some(schema) = f.array(1).and_then(Zval::array) else {
         return;
     };
-    let Some(args) = arguments.array() else { return };
+    let Some(args) = arguments.array() else {
+        return;
+    };
     let properties = zend::get(schema, "properties").and_then(Zval::array);
     let required = zend::get(schema, "required");
     let Some(properties) = properties else {

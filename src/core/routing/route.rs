@@ -120,7 +120,14 @@ pub fn route(
     mut schema_chars: impl FnMut(usize) -> usize,
 ) -> Route {
     let share = effective_share(opts.min_score_share, opts.profile);
-    let selection = select(tools, message, model, opts.router, share, opts.always_include);
+    let selection = select(
+        tools,
+        message,
+        model,
+        opts.router,
+        share,
+        opts.always_include,
+    );
     if opts.request_budget == 0 {
         return Route {
             offered: selection.selected.clone(),
@@ -192,7 +199,9 @@ mod tests {
     }
 
     fn names(t: &[Arc<PreparedTool>], ids: &[usize]) -> Vec<String> {
-        ids.iter().filter_map(|&i| t.get(i).map(|p| p.descriptor().name.clone())).collect()
+        ids.iter()
+            .filter_map(|&i| t.get(i).map(|p| p.descriptor().name.clone()))
+            .collect()
     }
 
     fn floor_set() -> Vec<Arc<PreparedTool>> {
@@ -212,7 +221,8 @@ mod tests {
         let r = Router::new(5);
         let floored = select(&t, "look up an invoice", "", r, 0.2, &[]);
         assert_eq!(names(&t, &floored.selected), vec!["invoice_lookup"]);
-        let by_profile = r.filter_prepared(&t, "look up an invoice", "", Some(Profile::Minimal), &[]);
+        let by_profile =
+            r.filter_prepared(&t, "look up an invoice", "", Some(Profile::Minimal), &[]);
         assert_eq!(floored, by_profile);
         let open = select(&t, "look up an invoice", "", r, 0.0, &[]);
         assert_eq!(open.selected.len(), 5);
@@ -225,7 +235,14 @@ mod tests {
     #[test]
     fn floor_leaves_the_cap_filled_when_nothing_scores() {
         let t = tools(&[("alpha_tool", &[]), ("beta_tool", &[]), ("gamma_tool", &[])]);
-        let s = select(&t, "completely unrelated words", "", Router::new(2), 0.2, &[]);
+        let s = select(
+            &t,
+            "completely unrelated words",
+            "",
+            Router::new(2),
+            0.2,
+            &[],
+        );
         assert_eq!(s.selected.len(), 2);
         // A share above one keeps only tools tied with... nothing: the best itself is below.
         let t = floor_set();
@@ -283,12 +300,29 @@ mod tests {
         });
         assert!(r.selection.engaged);
         asked.sort_unstable();
-        assert_eq!(asked, r.selection.selected.iter().copied().collect::<Vec<_>>().tap_sorted());
+        assert_eq!(
+            asked,
+            r.selection
+                .selected
+                .iter()
+                .copied()
+                .collect::<Vec<_>>()
+                .tap_sorted()
+        );
         // The lowest-ranked routed tool goes; one routed tool and the always-included one stay.
         assert_eq!(names(&t, &r.offered), vec!["other", "zeta_posts"]);
         assert_eq!(r.dropped.len(), 1);
         // Without the budget the router's name order is kept.
-        let r = route(&t, "show posts", "", &RouteOptions { request_budget: 0, ..opts }, |_| 100);
+        let r = route(
+            &t,
+            "show posts",
+            "",
+            &RouteOptions {
+                request_budget: 0,
+                ..opts
+            },
+            |_| 100,
+        );
         assert_eq!(r.offered.len(), 3);
     }
 
@@ -309,7 +343,16 @@ mod tests {
         assert_eq!(r.dropped, vec![2, 1]);
         assert_eq!(names(&t, &r.offered), vec!["zulu"]);
         // A roomy budget keeps all three, sorted by name.
-        let r = route(&t, "", "", &RouteOptions { request_budget: 10_000, ..opts }, |_| 398);
+        let r = route(
+            &t,
+            "",
+            "",
+            &RouteOptions {
+                request_budget: 10_000,
+                ..opts
+            },
+            |_| 398,
+        );
         assert_eq!(names(&t, &r.offered), vec!["alpha", "mike", "zulu"]);
         assert!(r.estimate_tokens > 0);
     }

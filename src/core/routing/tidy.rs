@@ -338,23 +338,40 @@ mod tests {
 
     #[test]
     fn wildcards_listed_in_the_enum_are_kept() {
-        let star = PropertySpec { enum_has_star: true, ..optional() };
+        let star = PropertySpec {
+            enum_has_star: true,
+            ..optional()
+        };
         assert_eq!(tidy_argument(&ArgValue::Str(b"*"), &star), Tidied::Keep);
         assert_eq!(tidy_argument(&ArgValue::Str(b" * "), &star), Tidied::Keep);
         assert_eq!(tidy_argument(&ArgValue::Str(b"%"), &star), Tidied::Drop);
-        let pct = PropertySpec { enum_has_percent: true, ..optional() };
+        let pct = PropertySpec {
+            enum_has_percent: true,
+            ..optional()
+        };
         assert_eq!(tidy_argument(&ArgValue::Str(b"%"), &pct), Tidied::Keep);
         assert_eq!(tidy_argument(&ArgValue::Str(b""), &pct), Tidied::Drop);
     }
 
     #[test]
     fn required_arguments_pass_through_even_null_or_blank() {
-        let req = PropertySpec { required: true, ..optional() };
-        for v in [ArgValue::Null, ArgValue::Str(b""), ArgValue::Str(b"*"), ArgValue::Str(b" ")] {
+        let req = PropertySpec {
+            required: true,
+            ..optional()
+        };
+        for v in [
+            ArgValue::Null,
+            ArgValue::Str(b""),
+            ArgValue::Str(b"*"),
+            ArgValue::Str(b" "),
+        ] {
             assert_eq!(tidy_argument(&v, &req), Tidied::Keep, "{v:?}");
         }
         // Required numbers are still clamped.
-        let req_int = PropertySpec { required: true, ..integer(Some(Number::Int(1)), None) };
+        let req_int = PropertySpec {
+            required: true,
+            ..integer(Some(Number::Int(1)), None)
+        };
         assert_eq!(tidy_argument(&ArgValue::Int(0), &req_int), Tidied::Minimum);
     }
 
@@ -394,16 +411,34 @@ mod tests {
         assert_eq!(tidy_argument(&ArgValue::Float(0.1), &s), Tidied::Minimum);
         assert_eq!(tidy_argument(&ArgValue::Float(0.5), &s), Tidied::Keep);
         assert_eq!(tidy_argument(&ArgValue::Int(5), &s), Tidied::Float(5.0));
-        assert_eq!(tidy_argument(&ArgValue::Str(b".75"), &s), Tidied::Float(0.75));
+        assert_eq!(
+            tidy_argument(&ArgValue::Str(b".75"), &s),
+            Tidied::Float(0.75)
+        );
         // An int bound against a float value, and a float bound against an int value.
-        let int_max = PropertySpec { kind: NumericKind::Number, maximum: Some(Number::Int(2)), ..optional() };
-        assert_eq!(tidy_argument(&ArgValue::Float(2.0000001), &int_max), Tidied::Maximum);
+        let int_max = PropertySpec {
+            kind: NumericKind::Number,
+            maximum: Some(Number::Int(2)),
+            ..optional()
+        };
+        assert_eq!(
+            tidy_argument(&ArgValue::Float(2.0000001), &int_max),
+            Tidied::Maximum
+        );
         assert_eq!(tidy_argument(&ArgValue::Float(2.0), &int_max), Tidied::Keep);
         let float_min = integer(Some(Number::Float(1.5)), None);
-        assert_eq!(tidy_argument(&ArgValue::Int(1), &float_min), Tidied::Minimum);
+        assert_eq!(
+            tidy_argument(&ArgValue::Int(1), &float_min),
+            Tidied::Minimum
+        );
         assert_eq!(tidy_argument(&ArgValue::Int(2), &float_min), Tidied::Keep);
         // NaN compares false both ways: kept.
-        let s = PropertySpec { kind: NumericKind::Number, minimum: Some(Number::Int(0)), maximum: Some(Number::Int(1)), ..optional() };
+        let s = PropertySpec {
+            kind: NumericKind::Number,
+            minimum: Some(Number::Int(0)),
+            maximum: Some(Number::Int(1)),
+            ..optional()
+        };
         assert_eq!(tidy_argument(&ArgValue::Float(f64::NAN), &s), Tidied::Keep);
     }
 
@@ -452,14 +487,26 @@ mod tests {
         assert_eq!(float_to_int(9.223_372_036_854_776e18), i64::MIN);
         // Strings saturate instead.
         let s = integer(None, None);
-        assert_eq!(tidy_argument(&ArgValue::Str(b"1e30"), &s), Tidied::Int(i64::MAX));
-        assert_eq!(tidy_argument(&ArgValue::Str(b"-1e30"), &s), Tidied::Int(i64::MIN));
-        assert_eq!(tidy_argument(&ArgValue::Str(b"9999999999999999999"), &s), Tidied::Int(i64::MAX));
+        assert_eq!(
+            tidy_argument(&ArgValue::Str(b"1e30"), &s),
+            Tidied::Int(i64::MAX)
+        );
+        assert_eq!(
+            tidy_argument(&ArgValue::Str(b"-1e30"), &s),
+            Tidied::Int(i64::MIN)
+        );
+        assert_eq!(
+            tidy_argument(&ArgValue::Str(b"9999999999999999999"), &s),
+            Tidied::Int(i64::MAX)
+        );
     }
 
     #[test]
     fn type_names_are_exact() {
-        assert_eq!(NumericKind::from_type(Some(b"integer")), NumericKind::Integer);
+        assert_eq!(
+            NumericKind::from_type(Some(b"integer")),
+            NumericKind::Integer
+        );
         assert_eq!(NumericKind::from_type(Some(b"number")), NumericKind::Number);
         assert_eq!(NumericKind::from_type(Some(b"Integer")), NumericKind::None);
         assert_eq!(NumericKind::from_type(Some(b"int")), NumericKind::None);
