@@ -664,6 +664,22 @@ final class ToolRouterTest extends TestCase
         self::assertSame(['beta_tool'], $r['dropped']);
     }
 
+    public function testAnExceptionWhileMeasuringASchemaReachesTheCaller(): void
+    {
+        $bad = new class () implements \JsonSerializable {
+            public function jsonSerialize(): mixed
+            {
+                throw new \RuntimeException('not serialisable');
+            }
+        };
+        $s = [self::schema('alpha_tool') + ['input_schema' => $bad], self::schema('beta_tool')];
+        // Without a request budget nothing is measured.
+        self::assertCount(2, (new ToolRouter(5))->route($s, 'x')['schemas']);
+        $this->expectException(\RuntimeException::class);
+        $this->expectExceptionMessage('not serialisable');
+        (new ToolRouter(5))->route($s, 'x', '', [], null, [], '', [], 10);
+    }
+
     public function testRepeatedCallsAreStable(): void
     {
         [$s, $meta] = self::listHeavy();

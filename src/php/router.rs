@@ -307,12 +307,13 @@ fn schema_json_len(schema: &Zval) -> usize {
         Ok(bytes) => bytes.len() + route::default_flags_extra_bytes(&bytes),
         Err(EncodeError::Unsupported) => {
             // Objects (e.g. `{}` for empty properties): PHP's own encoder measures them.
+            // An exception from a JsonSerializable stays pending and ends route().
+            if zend::pending() {
+                return 0;
+            }
             match zend::call_function("json_encode", &mut [zend::share(schema)]) {
                 Ok(v) => v.zend_str().map_or(0, |s| s.len()),
-                Err(_) => {
-                    let _ = zend::Thrown::take();
-                    0
-                }
+                Err(_) => 0,
             }
         }
         Err(_) => 0,
