@@ -246,7 +246,7 @@ extern "C" fn filter(ex: &mut ExecuteData, rv: &mut Zval) {
     let Some(schemas) = all.array() else { return };
     let s = settings(this);
     // Within budget (or no cap): the list comes back as it was given, untouched.
-    if resolve_budget(s.max, &model).is_none_or_within(schemas.len()) {
+    if within_budget(resolve_budget(s.max, &model), schemas.len()) {
         set_last_ranked(this, &[]);
         *rv = zend::share(all);
         return;
@@ -267,17 +267,11 @@ extern "C" fn filter(ex: &mut ExecuteData, rv: &mut Zval) {
     *rv = shared_list(&batch, &selection.selected);
 }
 
-/// `Option<usize>` budget: no cap, or at most that many tools.
-trait WithinBudget {
-    fn is_none_or_within(self, count: usize) -> bool;
-}
-
-impl WithinBudget for Option<usize> {
-    fn is_none_or_within(self, count: usize) -> bool {
-        match self {
-            None => true,
-            Some(limit) => count <= limit,
-        }
+/// Whether a turn's budget lets every tool through: no cap, or at most that many tools.
+fn within_budget(budget: Option<usize>, count: usize) -> bool {
+    match budget {
+        None => true,
+        Some(limit) => count <= limit,
     }
 }
 

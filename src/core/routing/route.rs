@@ -300,15 +300,9 @@ mod tests {
         });
         assert!(r.selection.engaged);
         asked.sort_unstable();
-        assert_eq!(
-            asked,
-            r.selection
-                .selected
-                .iter()
-                .copied()
-                .collect::<Vec<_>>()
-                .tap_sorted()
-        );
+        let mut want = r.selection.selected.to_vec();
+        want.sort_unstable();
+        assert_eq!(asked, want);
         // The lowest-ranked routed tool goes; one routed tool and the always-included one stay.
         assert_eq!(names(&t, &r.offered), vec!["other", "zeta_posts"]);
         assert_eq!(r.dropped.len(), 1);
@@ -364,16 +358,5 @@ mod tests {
         assert_eq!(default_flags_extra_bytes("€".as_bytes()), 3);
         assert_eq!(default_flags_extra_bytes("😀".as_bytes()), 8);
         assert_eq!(default_flags_extra_bytes(b"plain"), 0);
-    }
-
-    trait TapSorted {
-        fn tap_sorted(self) -> Self;
-    }
-
-    impl TapSorted for Vec<usize> {
-        fn tap_sorted(mut self) -> Self {
-            self.sort_unstable();
-            self
-        }
     }
 }
