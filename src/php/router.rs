@@ -15,13 +15,15 @@ use super::json_view::ZvalView;
 use super::routing_metadata::FIELDS;
 use super::routing_support::{
     self as rs, bool_zval, double_zval, float_arg, list, long_zval, nullable_long_arg,
-    nullable_string_arg, scalar_string, string_list, ACC_PRIVATE, MAY_BE_DOUBLE, MAY_BE_LONG,
+    nullable_string_arg, scalar_bytes, scalar_string, string_list, ACC_PRIVATE, MAY_BE_DOUBLE,
+    MAY_BE_LONG,
 };
 use super::zend::{self, ClassSlot, Frame};
 use crate::core::json::{self, EncodeError, EncodeOptions};
+use crate::core::routing::prepared_index::{self, hash_pieces, Piece, ToolPieces};
 use crate::core::routing::profiles::Profile;
 use crate::core::routing::route::{self, RouteOptions};
-use crate::core::routing::router::{prepare_all, PreparedTool, Router, ToolDescriptor};
+use crate::core::routing::router::{PreparedTool, Router, ToolDescriptor};
 use crate::core::routing::{resolve_budget, UNLIMITED};
 
 pub static TOOL_ROUTER: ClassSlot = ClassSlot::new();
@@ -63,43 +65,106 @@ struct Batch<'a> {
 }
 
 /// A schema field in either provider shape: `$s[field]`, else `$s['function'][field]`.
-fn schema_text(schema: &ZendHashTable, field: &str) -> String {
+fn schema_field<'a>(schema: &'a ZendHashTable, field: &str) -> Option<&'a Zval> {
     if let Some(v) = zend::get(schema, field).filter(|v| !v.is_null()) {
-        return scalar_string(v);
+        return Some(v);
     }
     zend::get(schema, "function")
         .and_then(Zval::array)
         .and_then(|f| zend::get(f, field))
         .filter(|v| !v.is_null())
-        .map(scalar_string)
-        .unwrap_or_default()
 }
 
-/// One signal list of a metadata object, as text.
-fn signal_list(obj: &ZendObject, field: &str) -> Vec<String> {
-    let Some(value) = zend::read_property(obj.ce, obj, field) else {
-        return Vec::new();
+/// One tool as PHP holds it: the schema's name and description and the metadata's four lists,
+/// streamed to the core's prepared-tool index without copying.
+struct ZvalTool<'a> {
+    name: Option<&'a Zval>,
+    description: Option<&'a Zval>,
+    lists: [Option<&'a ZendHashTable>; 4],
+}
+
+/// Calls `f` with a scalar's text, borrowed for strings.
+fn with_text(zv: Option<&Zval>, f: &mut dyn FnMut(Piece<'_>) -> bool) -> bool {
+    match zv {
+        None => f(Piece::Text(b"")),
+        Some(v) => match v.zend_str() {
+            Some(s) => f(Piece::Text(s.as_bytes())),
+            None => f(Piece::Text(&scalar_bytes(v))),
+        },
+    }
+}
+
+impl ToolPieces for ZvalTool<'_> {
+    fn for_each_piece(&self, f: &mut dyn FnMut(Piece<'_>) -> bool) {
+        if !with_text(self.name, f) || !with_text(self.description, f) {
+            return;
+        }
+        for list in self.lists {
+            let Some(ht) = list else {
+                if !f(Piece::Count(0)) {
+                    return;
+                }
+                continue;
+            };
+            if !f(Piece::Count(ht.len())) {
+                return;
+            }
+            let mut go = true;
+            zend::for_each_entry(ht, |_, v| {
+                go = with_text(Some(v), f);
+                go
+            });
+            if !go {
+                return;
+            }
+        }
+    }
+}
+
+impl ZvalTool<'_> {
+    /// The owned descriptor, for a tool the index does not hold yet.
+    fn descriptor(&self) -> ToolDescriptor {
+        let text = |zv: Option<&Zval>| zv.map(scalar_string).unwrap_or_default();
+        let list = |ht: Option<&ZendHashTable>| {
+            let mut out = Vec::new();
+            if let Some(ht) = ht {
+                zend::for_each_entry(ht, |_, v| {
+                    out.push(scalar_string(v));
+                    true
+                });
+            }
+            out
+        };
+        let [domains, tags, intents, examples] = self.lists;
+        ToolDescriptor {
+            name: text(self.name),
+            description: text(self.description),
+            domains: list(domains),
+            tags: list(tags),
+            intents: list(intents),
+            examples: list(examples),
+        }
+    }
+}
+
+/// The four signal lists of a metadata object, read from its property table.
+fn signal_lists(obj: &ZendObject) -> [Option<&ZendHashTable>; 4] {
+    let Ok(props) = obj.get_properties() else {
+        return [None; 4];
     };
-    let Some(ht) = value.array() else {
-        return Vec::new();
-    };
-    let mut out = Vec::with_capacity(ht.len());
-    zend::for_each_entry(ht, |_, v| {
-        out.push(scalar_string(v));
-        true
-    });
-    out
+    FIELDS.map(|field| rs::get_bytes(props, field.as_bytes()).and_then(Zval::array))
 }
 
 /// Reads every schema (and its metadata) of a call; None with a TypeError pending.
 fn collect<'a>(
     method: &str,
     schemas: &'a ZendHashTable,
-    metadata: Option<&ZendHashTable>,
+    metadata: Option<&'a ZendHashTable>,
 ) -> Option<Batch<'a>> {
     let mut zvals = Vec::with_capacity(schemas.len());
-    let mut descriptors = Vec::with_capacity(schemas.len());
+    let mut prepared = Vec::with_capacity(schemas.len());
     let mut failed = false;
+    let mut lower: Vec<u8> = Vec::new();
     zend::for_each_entry(schemas, |_, zv| {
         let Some(schema) = zv.array() else {
             rs::throw_type_error(&format!(
@@ -109,33 +174,41 @@ fn collect<'a>(
             failed = true;
             return false;
         };
-        let name = schema_text(schema, "name");
-        let mut d = ToolDescriptor::new(name, schema_text(schema, "description"));
-        let meta = metadata
-            .and_then(|m| rs::get_bytes(m, d.name.to_ascii_lowercase().as_bytes()))
-            .filter(|v| !v.is_null());
-        if let Some(meta) = meta {
-            let Some(obj) = meta.object() else {
-                rs::throw_type_error(&format!(
-                    "{TOOL_ROUTER_NAME}::{method}(): Argument #4 ($metadata) must hold PhpClaw\\Tools\\ToolRoutingMetadata objects, {} given for '{}'",
-                    rs::type_name(meta),
-                    d.name.to_ascii_lowercase()
-                ));
-                failed = true;
-                return false;
-            };
-            let [domains, tags, intents, examples] = FIELDS;
-            d.domains = signal_list(obj, domains);
-            d.tags = signal_list(obj, tags);
-            d.intents = signal_list(obj, intents);
-            d.examples = signal_list(obj, examples);
-            if zend::pending() {
-                failed = true;
-                return false;
+        let name = schema_field(schema, "name");
+        let mut tool = ZvalTool {
+            name,
+            description: schema_field(schema, "description"),
+            lists: [None; 4],
+        };
+        if let Some(m) = metadata {
+            lower.clear();
+            match name {
+                Some(n) => match n.zend_str() {
+                    Some(s) => lower.extend(s.as_bytes().iter().map(u8::to_ascii_lowercase)),
+                    None => lower.extend(scalar_bytes(n).iter().map(u8::to_ascii_lowercase)),
+                },
+                None => {}
+            }
+            if let Some(meta) = rs::get_bytes(m, &lower).filter(|v| !v.is_null()) {
+                let Some(obj) = meta.object() else {
+                    rs::throw_type_error(&format!(
+                        "{TOOL_ROUTER_NAME}::{method}(): Argument #4 ($metadata) must hold PhpClaw\\Tools\\ToolRoutingMetadata objects, {} given for '{}'",
+                        rs::type_name(meta),
+                        String::from_utf8_lossy(&lower)
+                    ));
+                    failed = true;
+                    return false;
+                };
+                tool.lists = signal_lists(obj);
             }
         }
+        let hash = hash_pieces(&tool);
+        let p = match prepared_index::lookup(&tool, hash) {
+            Some(p) => p,
+            None => prepared_index::insert(&tool.descriptor(), hash),
+        };
         zvals.push(zv);
-        descriptors.push(d);
+        prepared.push(p);
         true
     });
     if failed {
@@ -143,7 +216,7 @@ fn collect<'a>(
     }
     Some(Batch {
         schemas: zvals,
-        prepared: prepare_all(&descriptors),
+        prepared,
     })
 }
 

@@ -12,6 +12,7 @@
 
 pub mod budget;
 pub mod fit;
+pub mod prepared_index;
 pub mod profiles;
 pub mod result_cap;
 pub mod route;
