@@ -182,12 +182,11 @@ fn collect<'a>(
         };
         if let Some(m) = metadata {
             lower.clear();
-            match name {
-                Some(n) => match n.zend_str() {
+            if let Some(n) = name {
+                match n.zend_str() {
                     Some(s) => lower.extend(s.as_bytes().iter().map(u8::to_ascii_lowercase)),
                     None => lower.extend(scalar_bytes(n).iter().map(u8::to_ascii_lowercase)),
-                },
-                None => {}
+                }
             }
             if let Some(meta) = rs::get_bytes(m, &lower).filter(|v| !v.is_null()) {
                 let Some(obj) = meta.object() else {
