@@ -680,6 +680,37 @@ final class ToolRouterTest extends TestCase
         (new ToolRouter(5))->route($s, 'x', '', [], null, [], '', [], 10);
     }
 
+    public function testChangedMetadataIsNeverServedFromTheCache(): void
+    {
+        $s = [self::schema('alpha_tool'), self::schema('beta_tool'), self::schema('gamma_tool')];
+        $r = new ToolRouter(1);
+        self::assertSame(['alpha_tool'], self::names($r->filter($s, 'invoice', '', ['alpha_tool' => new ToolRoutingMetadata(intents: ['invoice'])])));
+        self::assertSame(['beta_tool'], self::names($r->filter($s, 'invoice', '', ['beta_tool' => new ToolRoutingMetadata(intents: ['invoice'])])));
+        // One item moved between lists, one description changed by a letter.
+        self::assertSame(['gamma_tool'], self::names($r->filter($s, 'invoice', '', [
+            'alpha_tool' => new ToolRoutingMetadata(examples: ['invoice']),
+            'gamma_tool' => new ToolRoutingMetadata(tags: ['invoice']),
+        ])));
+        $s[2]['description'] = 'invoices';
+        self::assertSame(['gamma_tool'], self::names($r->filter($s, 'invoice')));
+        $s[2]['description'] = 'invoicez';
+        self::assertSame(['alpha_tool'], self::names($r->filter($s, 'invoice')));
+    }
+
+    public function testOddNamesAndMetadataValues(): void
+    {
+        // Integer names, bytes that are not UTF-8, scalar list items: read as PHP casts them.
+        $s = [['name' => 5, 'description' => 'numbers'], self::schema("\xff_tool", 'bytes'), self::schema('Mixed_Case', 'case')];
+        $meta = ['5' => new ToolRoutingMetadata(tags: [42, 'invoice', true]), 'mixed_case' => new ToolRoutingMetadata(intents: ['ledger'])];
+        $r = new ToolRouter(1);
+        self::assertSame([5], array_column($r->filter($s, 'invoice', '', $meta), 'name'));
+        self::assertSame(['5'], $r->lastRankedNames());
+        self::assertSame(['Mixed_Case'], self::names($r->filter($s, 'ledger', '', $meta)));
+        self::assertSame(["\xff_tool"], self::names($r->filter($s, 'bytes', '', $meta)));
+        self::assertSame(["\xff_tool"], self::names($r->filter($s, 'bytes', '', $meta)));
+        self::assertSame(['Mixed_Case'], self::names($r->filter($s, 'use mixed_case', '', $meta)));
+    }
+
     public function testRepeatedCallsAreStable(): void
     {
         [$s, $meta] = self::listHeavy();
