@@ -4,3 +4,4 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 (cd "$ROOT" && cargo build --release --quiet)
 php -d extension="$ROOT/target/release/libphpclaw.so" "$ROOT/bench/lifecycle.php"
+php -d extension="$ROOT/target/release/libphpclaw.so" "$ROOT/bench/router.php"

@@ -70,7 +70,10 @@ final class StubsTest extends TestCase
             'PhpClaw\\Tools\\Contracts\\ToolRoutingInterface',
             'PhpClaw\\Tools\\FileReadTool',
             'PhpClaw\\Tools\\Security\\BlockedPaths',
+            'PhpClaw\\Tools\\ToolInput',
             'PhpClaw\\Tools\\ToolMutability',
+            'PhpClaw\\Tools\\ToolProfileResolver',
+            'PhpClaw\\Tools\\ToolRouter',
             'PhpClaw\\Tools\\ToolRoutingMetadata',
         ], $names);
     }

@@ -59,6 +59,120 @@ namespace PhpClaw\Tools {
         {
         }
     }
+
+    /**
+     * Per-turn tool selection: pins the tools a message names, ranks the rest on six weighted
+     * signals and slices to the budget; the result is sorted by name.
+     */
+    final class ToolRouter
+    {
+        /** Budget value that turns the per-turn cap off. */
+        public const UNLIMITED = -1;
+
+        /** Explicit per-turn budget: positive caps, UNLIMITED turns the cap off, 0 and other negatives derive it from the model id. */
+        private readonly int $maxToolsPerTurn;
+
+        /** Share of the best score a ranked tool needs to be offered; 0 means no floor. */
+        private readonly float $minScoreShare;
+
+        /** Lowercased names the last engaged call chose, pinned first then by rank. */
+        private array $lastRankedNames;
+
+        /** Set the per-turn budget and the optional score floor share. */
+        public function __construct(int $maxToolsPerTurn = 0, float $minScoreShare = 0.0)
+        {
+        }
+
+        /** Lowercased names of the last routed selection in rank order, pinned tools first; empty when the router did not engage. */
+        public function lastRankedNames(): array
+        {
+        }
+
+        /**
+         * The schemas this message is offered: the given array untouched when within budget,
+         * else the chosen schemas (the same arrays) sorted by lowercased name.
+         */
+        public function filter(array $allSchemas, string $message, string $model = '', array $metadata = []): array
+        {
+        }
+
+        /** How well the best tool matches the message, 0..1, rounded to four decimals. */
+        public function confidence(array $allSchemas, string $message, array $metadata = []): float
+        {
+        }
+
+        /**
+         * One turn for the agent: profile floor, always-included tools, routing and the fit to the
+         * request budget (null takes the profile's). History entries are strings or byte lengths.
+         * Returns schemas, ranked, pinned, always, dropped (lowercased names), routed, budget and estimate.
+         */
+        public function route(array $allSchemas, string $message, string $model = '', array $metadata = [], ?string $profile = null, array $alwaysInclude = [], string $systemPrompt = '', array $history = [], ?int $requestBudget = null): array
+        {
+        }
+    }
+
+    /** Provider and model to a tool profile, the profile's numbers, and the deny list. */
+    final class ToolProfileResolver
+    {
+        /** Small local models: 5 tools, 3000-token requests, first-line descriptions. */
+        public const PROFILE_MINIMAL = 'minimal';
+
+        /** Medium local models: 8 tools, 6000-token requests. */
+        public const PROFILE_STANDARD = 'standard';
+
+        /** Cloud models: no profile cap, no request budget. */
+        public const PROFILE_FULL = 'full';
+
+        /** The profile for a provider and model. */
+        public static function resolve(string $provider, string $model): string
+        {
+        }
+
+        /** The tools left after the deny list (names or group references), reindexed. */
+        public static function filter(array $tools, array $deny = [], array $groups = []): array
+        {
+        }
+
+        /** The profile's tool budget; 0 means no profile cap. */
+        public static function maxTools(string $profile): int
+        {
+        }
+
+        /** The profile's request budget in estimated tokens; 0 means none. */
+        public static function requestBudget(string $profile): int
+        {
+        }
+
+        /** The profile's ceiling for the injected skill block in characters; 0 means none. */
+        public static function skillContextChars(string $profile): int
+        {
+        }
+
+        /** Tool names and group references flattened to tool names, first occurrence kept. */
+        public static function resolveNames(array $entries, array $groups): array
+        {
+        }
+    }
+
+    /** Native helpers the agent runs around a tool call: argument tidying and the result cap. */
+    final class ToolInput
+    {
+        /** Default ceiling for one tool result, in estimated tokens (four bytes each). */
+        public const DEFAULT_MAX_RESULT_TOKENS = 2500;
+
+        /**
+         * Arguments tidied against the input schema: optional null, blank, * and % (unless an
+         * enum value) dropped; integer and number properties cast and set into minimum..maximum.
+         */
+        public static function tidy(array $arguments, array $inputSchema): array
+        {
+        }
+
+        /** The result cut at the ceiling, without splitting a UTF-8 character, with the note appended; 0 disables. */
+        public static function capResult(string $result, int $maxTokens = 2500): string
+        {
+        }
+    }
 }
 
 namespace PhpClaw\Tools\Contracts {

@@ -10,7 +10,11 @@ mod encode;
 mod exceptions;
 mod json_view;
 mod lifecycle;
+mod profiles;
+mod router;
 mod routing_metadata;
+mod routing_support;
+mod tool_input;
 mod tools;
 mod values;
 mod zend;
@@ -35,6 +39,9 @@ fn register_all() -> ext_php_rs::error::Result<()> {
     }
     TRAITS_REGISTERED.store(traits, Ordering::Release);
     tools::register()?;
+    router::register()?;
+    profiles::register()?;
+    tool_input::register()?;
     Ok(())
 }
 
@@ -64,7 +71,7 @@ extern "C" fn info(_module: *mut ModuleEntry) {
     info_table_row!("Native contracts", "ToolInterface, AuthorizableToolInterface, ToolRoutingInterface, MutatingToolInterface, PerInvocationMutabilityInterface, ConfigurableToolInterface, ResettableInterface, ToolAuthorizerInterface");
     info_table_row!(
         "Native classes",
-        "ToolRoutingMetadata, PhpClawException, ToolException, ShellDeniedException, FileReadTool, ToolMutability, Security\\BlockedPaths"
+        "ToolRoutingMetadata, ToolRouter, ToolProfileResolver, ToolInput, PhpClawException, ToolException, ShellDeniedException, FileReadTool, ToolMutability, Security\\BlockedPaths"
     );
     info_table_end!();
 }

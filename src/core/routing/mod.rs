@@ -12,10 +12,13 @@
 
 pub mod budget;
 pub mod fit;
+pub mod prepared_index;
 pub mod profiles;
 pub mod result_cap;
+pub mod route;
 pub mod router;
 pub mod text;
+pub mod tidy;
 
 pub use budget::{model_budget, resolve_budget, DEFAULT_BUDGET, MODEL_BUDGETS, UNLIMITED};
 pub use fit::{estimate_tokens, fit_request, FitOutcome, FitRequest, FitTool};
