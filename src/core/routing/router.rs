@@ -30,7 +30,7 @@ use once_cell::sync::Lazy;
 
 use super::budget::{resolve_budget, UNLIMITED};
 use super::profiles::Profile;
-use super::text::{self, fnv1a, FNV_OFFSET, MIN_KEYWORD_LEN};
+use super::text::{self, hash_bytes, MIN_KEYWORD_LEN};
 
 /// Signal weights, strongest first (spec table, reference `ToolRouter::WEIGHTS`).
 pub const SIGNAL_WEIGHTS: &[(&str, f64)] = &[
@@ -97,10 +97,9 @@ impl ToolDescriptor {
 
     /// Content hash used as the prepared-tool cache key; equal descriptors hash equal.
     fn content_hash(&self) -> u64 {
-        let mut h = FNV_OFFSET;
+        let mut h = 0u64;
         let mut field = |s: &str| {
-            h = fnv1a(&(s.len() as u64).to_le_bytes(), h);
-            h = fnv1a(s.as_bytes(), h);
+            h = hash_bytes(s.as_bytes(), h);
         };
         field(&self.name);
         field(&self.description);
@@ -112,20 +111,27 @@ impl ToolDescriptor {
     }
 }
 
-/// One keyword of a prepared tool and the signals it appears in.
-#[derive(Debug, Clone)]
-struct Entry {
-    hash: u64,
-    token: Box<str>,
-    mask: u8,
+/// Bits of the 256-bit filter a token hash sets: a quick "certainly absent" before searching.
+fn bloom_bit(hash: u64) -> (usize, u64) {
+    let bit = (hash >> 56) as usize;
+    (bit >> 6 & 3, 1u64 << (bit & 63))
 }
 
 /// A descriptor with its metadata tokenised once, ready to be ranked against any message.
+///
+/// Keywords are kept as parallel arrays sorted by hash (dense for the binary search), with
+/// the signal bits of each and a 256-bit filter that rules most absent words out at once.
 #[derive(Debug, Clone)]
 pub struct PreparedTool {
     descriptor: ToolDescriptor,
     name_lower: String,
-    entries: Vec<Entry>,
+    /// The first 16 bytes of `name_lower`, big-endian, zero-padded: orders like the bytes do,
+    /// so most name comparisons never reach the full strings.
+    name_key: u128,
+    hashes: Box<[u64]>,
+    masks: Box<[u8]>,
+    tokens: Box<[Box<str>]>,
+    bloom: [u64; 4],
 }
 
 impl PreparedTool {
@@ -154,19 +160,30 @@ impl PreparedTool {
             all.extend(list.iter().map(String::as_str));
         }
         mark(&all.join(" "), ANYWHERE);
-        let mut entries: Vec<Entry> = by_token
+        let mut entries: Vec<(u64, String, u8)> = by_token
             .into_iter()
-            .map(|(token, mask)| Entry {
-                hash: fnv1a(token.as_bytes(), FNV_OFFSET),
-                token: token.into_boxed_str(),
-                mask,
-            })
+            .map(|(token, mask)| (hash_bytes(token.as_bytes(), 0), token, mask))
             .collect();
-        entries.sort_by(|a, b| a.hash.cmp(&b.hash).then_with(|| a.token.cmp(&b.token)));
+        entries.sort_by(|a, b| a.0.cmp(&b.0).then_with(|| a.1.cmp(&b.1)));
+        let mut bloom = [0u64; 4];
+        for (hash, _, _) in &entries {
+            let (word, bit) = bloom_bit(*hash);
+            if let Some(w) = bloom.get_mut(word) {
+                *w |= bit;
+            }
+        }
+        let mut key = [0u8; 16];
+        for (dst, src) in key.iter_mut().zip(name_lower.bytes()) {
+            *dst = src;
+        }
         Self {
             descriptor,
             name_lower,
-            entries,
+            name_key: u128::from_be_bytes(key),
+            hashes: entries.iter().map(|e| e.0).collect(),
+            masks: entries.iter().map(|e| e.2).collect(),
+            tokens: entries.into_iter().map(|e| e.1.into_boxed_str()).collect(),
+            bloom,
         }
     }
 
@@ -180,16 +197,27 @@ impl PreparedTool {
         &self.name_lower
     }
 
+    /// Orders two tools by lowercased name, bytewise (PHP `strcmp`).
+    fn cmp_name(&self, other: &Self) -> std::cmp::Ordering {
+        self.name_key
+            .cmp(&other.name_key)
+            .then_with(|| self.name_lower.cmp(&other.name_lower))
+    }
+
     /// Which signals carry a keyword (0 when none does).
     fn mask_of(&self, hash: u64, token: &str) -> u8 {
-        let start = self.entries.partition_point(|e| e.hash < hash);
-        self.entries
-            .get(start..)
-            .unwrap_or(&[])
-            .iter()
-            .take_while(|e| e.hash == hash)
-            .find(|e| &*e.token == token)
-            .map_or(0, |e| e.mask)
+        let (word, bit) = bloom_bit(hash);
+        if !matches!(self.bloom.get(word), Some(w) if w & bit != 0) {
+            return 0;
+        }
+        let mut at = self.hashes.partition_point(|&h| h < hash);
+        while self.hashes.get(at) == Some(&hash) {
+            if self.tokens.get(at).is_some_and(|t| &**t == token) {
+                return self.masks.get(at).copied().unwrap_or(0);
+            }
+            at += 1;
+        }
+        0
     }
 }
 
@@ -330,7 +358,7 @@ fn weigh(tools: &[&PreparedTool], message: &str) -> Weighed {
     let words = text::counted_keywords(message);
     let hashes: Vec<u64> = words
         .iter()
-        .map(|(w, _)| fnv1a(w.as_bytes(), FNV_OFFSET))
+        .map(|(w, _)| hash_bytes(w.as_bytes(), 0))
         .collect();
     let mut masks = Vec::with_capacity(tools.len() * words.len());
     for tool in tools {
@@ -372,14 +400,20 @@ fn score(weighed: &Weighed, tool: usize) -> f64 {
         .masks
         .get(tool * n_words..(tool + 1) * n_words)
         .unwrap_or(&[]);
-    let mut total = 0.0;
-    for (&(_, weight), bit) in SIGNAL_WEIGHTS.iter().zip(SIGNAL_BITS) {
-        let mut sum = 0.0;
-        for (mask, w) in row.iter().zip(&weighed.weights) {
+    // Per-signal sums, each added up in message-word order.
+    let mut sums = [0.0_f64; 6];
+    for (&mask, &w) in row.iter().zip(&weighed.weights) {
+        if mask & !ANYWHERE == 0 {
+            continue;
+        }
+        for (sum, bit) in sums.iter_mut().zip(SIGNAL_BITS) {
             if mask & bit != 0 {
-                sum += w;
+                *sum += w;
             }
         }
+    }
+    let mut total = 0.0;
+    for (&(_, weight), sum) in SIGNAL_WEIGHTS.iter().zip(sums) {
         total += weight * sum;
     }
     total
@@ -476,11 +510,11 @@ impl Router {
             .enumerate()
             .map(|(pos, &i)| (i, score(&weighed, pos)))
             .collect();
-        let name_of = |i: usize| tools.get(i).map_or("", |t| t.name_lower.as_str());
-        rows.sort_by(|a, b| {
-            b.1.total_cmp(&a.1)
-                .then_with(|| name_of(a.0).cmp(name_of(b.0)))
-        });
+        let by_name = |a: usize, b: usize| match (tools.get(a), tools.get(b)) {
+            (Some(x), Some(y)) => x.cmp_name(y),
+            _ => a.cmp(&b),
+        };
+        rows.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| by_name(a.0, b.0)));
 
         let floor_of = match (profile, rows.first()) {
             (Some(Profile::Minimal), Some(&(_, best))) if best > 0.0 => Some(best),
@@ -514,7 +548,7 @@ impl Router {
             .chain(&always_included)
             .copied()
             .collect();
-        selected.sort_by(|&a, &b| name_of(a).cmp(name_of(b)).then(a.cmp(&b)));
+        selected.sort_by(|&a, &b| by_name(a, b).then(a.cmp(&b)));
 
         Selection {
             selected,
@@ -997,6 +1031,21 @@ mod tests {
         let many: Vec<ToolDescriptor> = (0..PREPARED_CACHE_CAPACITY + 10).map(|i| tool(&format!("bulk_{i}"), "")).collect();
         let _ = prepare_all(&many);
         assert!(prepared_cache_len() <= PREPARED_CACHE_CAPACITY);
+    }
+
+    #[test]
+    fn name_order_matches_byte_order() {
+        let names = [
+            "", "a", "ab", "ab\0", "ab\0x", "abc", "B", "wp_list_products", "wp_list_orders",
+            "wp_list_products_extra", "wp_list_products_extr", "zzzzzzzzzzzzzzzzz", "é",
+        ];
+        for a in names {
+            for b in names {
+                let pa = PreparedTool::new(tool(a, ""));
+                let pb = PreparedTool::new(tool(b, ""));
+                assert_eq!(pa.cmp_name(&pb), a.to_ascii_lowercase().cmp(&b.to_ascii_lowercase()), "{a:?} {b:?}");
+            }
+        }
     }
 
     #[test]
