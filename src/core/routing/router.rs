@@ -6,7 +6,8 @@
 //! - With the cap off, or when the remaining tools fit the budget, the router does not engage
 //!   and every tool is offered in registration order.
 //! - Pinning: `load_skill`, and every tool the message names (see [`text::explicit_tool_names`]);
-//!   a mention pins a tool when equal, or when either contains the other as a substring.
+//!   a mention pins a tool when equal, or when either contains the other as a substring and
+//!   the contained side is at least three bytes (a one-letter `use ATool` pins nothing more).
 //! - Ranking: six weighted signals ([`SIGNAL_WEIGHTS`]), each the sum of the weights of the
 //!   distinct message keywords found among that signal's keywords (word overlap, never whole
 //!   phrases). A word weighs 1, except with three or more ranked tools, where it weighs
