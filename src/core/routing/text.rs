@@ -131,9 +131,8 @@ pub fn counted_keywords(text: &str) -> Vec<(String, usize)> {
 }
 
 /// `use ShellTool` style mentions: the verbs and the `Tool` suffix are the reference's.
-static CAMEL_MENTION: Lazy<Option<Regex>> = Lazy::new(|| {
-    Regex::new(r"(?i-u)\b(?:use|using|with|via)\s+[A-Za-z][A-Za-z0-9]*Tool\b").ok()
-});
+static CAMEL_MENTION: Lazy<Option<Regex>> =
+    Lazy::new(|| Regex::new(r"(?i-u)\b(?:use|using|with|via)\s+[A-Za-z][A-Za-z0-9]*Tool\b").ok());
 
 /// `shell_exec` style mentions in the lowercased message.
 static SNAKE_MENTION: Lazy<Option<Regex>> =
@@ -182,19 +181,34 @@ pub fn explicit_tool_names(message: &str) -> Vec<String> {
     found
 }
 
-/// FNV-1a over bytes: a stable, fast 64-bit hash for token and descriptor keys (collisions are
-/// always double-checked against the text itself).
-pub fn fnv1a(bytes: &[u8], seed: u64) -> u64 {
-    let mut h = seed;
-    for &b in bytes {
-        h ^= u64::from(b);
-        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+/// A fast, stable 64-bit hash for token and descriptor keys, eight bytes per step (the FxHash
+/// mixing step, then a final avalanche). Collisions are always double-checked against the text
+/// itself, so the hash only has to be quick and well spread.
+pub fn hash_bytes(bytes: &[u8], seed: u64) -> u64 {
+    const K: u64 = 0x517c_c1b7_2722_0a95;
+    let mix = |h: u64, w: u64| (h.rotate_left(5) ^ w).wrapping_mul(K);
+    let mut h = mix(seed, bytes.len() as u64);
+    let mut chunks = bytes.chunks_exact(8);
+    for c in &mut chunks {
+        let mut w = [0u8; 8];
+        w.copy_from_slice(c);
+        h = mix(h, u64::from_le_bytes(w));
     }
-    h
+    let rest = chunks.remainder();
+    if !rest.is_empty() {
+        let mut w = [0u8; 8];
+        for (dst, src) in w.iter_mut().zip(rest) {
+            *dst = *src;
+        }
+        h = mix(h, u64::from_le_bytes(w));
+    }
+    // Avalanche (SplitMix64 finaliser) so low bits depend on every input byte.
+    h ^= h >> 30;
+    h = h.wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    h ^= h >> 27;
+    h = h.wrapping_mul(0x94d0_49bb_1331_11eb);
+    h ^ (h >> 31)
 }
-
-/// The FNV-1a 64-bit offset basis, the seed for a fresh hash.
-pub const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
 
 #[cfg(test)]
 mod tests {
@@ -220,7 +234,11 @@ mod tests {
             ("x -abc", &["-abc"]),
         ];
         for (text, want) in cases {
-            assert_eq!(tokens(text), want.iter().map(|s| s.to_string()).collect::<Vec<_>>(), "{text:?}");
+            assert_eq!(
+                tokens(text),
+                want.iter().map(|s| s.to_string()).collect::<Vec<_>>(),
+                "{text:?}"
+            );
         }
     }
 
@@ -268,6 +286,15 @@ mod tests {
     }
 
     #[test]
+    fn hash_is_stable_and_length_aware() {
+        assert_eq!(hash_bytes(b"list", 0), hash_bytes(b"list", 0));
+        assert_ne!(hash_bytes(b"list", 0), hash_bytes(b"lists", 0));
+        assert_ne!(hash_bytes(b"", 0), hash_bytes(b"\0", 0));
+        assert_ne!(hash_bytes(b"abcdefgh", 0), hash_bytes(b"abcdefgh\0", 0));
+        assert_ne!(hash_bytes(b"x", 1), hash_bytes(b"x", 2));
+    }
+
+    #[test]
     fn mentions_in_both_styles() {
         let cases: &[(&str, &[&str])] = &[
             ("please use ShellTool to list", &["shell"]),
@@ -282,7 +309,10 @@ mod tests {
             ("file_read_ trailing", &[]),
             ("x__y", &[]),
             ("usefileTool", &[]),
-            ("use ShellTool and shell_exec and shell_exec", &["shell", "shell_exec"]),
+            (
+                "use ShellTool and shell_exec and shell_exec",
+                &["shell", "shell_exec"],
+            ),
             ("éfile_read", &["file_read"]),
             ("use\x0BShellTool", &["shell"]), // vertical tab is whitespace, as in PCRE
             ("use \t\n FileReadTool", &["file_read"]),
