@@ -431,7 +431,7 @@ impl Thrown {
 
     /// Wrap an object the caller owns (e.g. an argument) without taking it from the engine.
     pub fn from_object(obj: &ZendObject) -> Self {
-        let raw: *mut zend_object = ptr::from_ref(obj).cast_mut().cast();
+        let raw = obj_ptr(obj);
         // SAFETY: a live refcounted object; the box owns the reference added here.
         unsafe {
             (*raw).gc.refcount += 1;
@@ -471,9 +471,17 @@ pub fn exiting() -> bool {
         && unsafe { zend_is_unwind_exit(ex.cast_const()) || zend_is_graceful_exit(ex.cast_const()) }
 }
 
+/// The engine's pointer to an object we were handed by shared reference. The engine mutates
+/// objects behind our back (refcounts, properties), so every write goes through this pointer,
+/// laundered with `black_box` so the compiler cannot treat the memory as read-only because a
+/// `&ZendObject` to it exists.
+pub fn obj_ptr(obj: &ZendObject) -> *mut zend_object {
+    std::hint::black_box(ptr::from_ref(obj).cast_mut().cast())
+}
+
 /// A zval holding a new reference to `obj` (`ZVAL_OBJ_COPY`).
 pub fn object_zval(obj: &ZendObject) -> Zval {
-    let raw: *mut zend_object = ptr::from_ref(obj).cast_mut().cast();
+    let raw = obj_ptr(obj);
     let mut zv = Zval::new();
     let out: *mut zval = ptr::from_mut(&mut zv).cast();
     // SAFETY: a live, refcounted object; the new zval owns the reference it adds.
@@ -511,7 +519,7 @@ pub fn call_method(obj: &ZendObject, name: &str, args: &mut [Zval]) -> Result<Zv
     unsafe {
         zend_call_known_function(
             func,
-            ptr::from_ref(obj).cast_mut().cast(),
+            obj_ptr(obj),
             obj.ce,
             ptr::from_mut(&mut rv).cast(),
             args.len() as u32,
@@ -563,7 +571,7 @@ pub fn read_property(scope: *mut zend_class_entry, obj: &ZendObject, name: &str)
     let found = unsafe {
         zend_read_property_ex(
             scope,
-            ptr::from_ref(obj).cast_mut().cast(),
+            obj_ptr(obj),
             ptr::from_ref(&*name).cast_mut().cast(),
             false,
             ptr::from_mut(&mut rv).cast(),
@@ -590,7 +598,7 @@ pub fn write_property(
     unsafe {
         zend_update_property_ex(
             scope,
-            ptr::from_ref(obj).cast_mut().cast(),
+            obj_ptr(obj),
             ptr::from_ref(&*name).cast_mut().cast(),
             ptr::from_mut(value).cast(),
         );
