@@ -2,3 +2,4 @@
 //! keeps them as data tables, and never panics on any input.
 
 pub mod blocked_paths;
+pub mod ssrf;
