@@ -15,6 +15,7 @@ pub mod fit;
 pub mod profiles;
 pub mod result_cap;
 pub mod router;
+pub mod schemas;
 pub mod text;
 
 pub use budget::{model_budget, resolve_budget, DEFAULT_BUDGET, MODEL_BUDGETS, UNLIMITED};
