@@ -8,9 +8,13 @@ use std::sync::atomic::{AtomicBool, Ordering};
 mod contracts;
 mod encode;
 mod exceptions;
+mod ini;
 mod json_view;
 mod lifecycle;
+mod registry_zend;
+mod remote_activator;
 mod routing_metadata;
+mod tool_registry;
 mod zend;
 
 /// Whether the lifecycle traits were registered (not when opcache.preload is set).
@@ -32,10 +36,13 @@ fn register_all() -> ext_php_rs::error::Result<()> {
         lifecycle::register()?;
     }
     TRAITS_REGISTERED.store(traits, Ordering::Release);
+    tool_registry::register_class()?;
+    remote_activator::register()?;
     Ok(())
 }
 
-extern "C" fn startup(_ty: i32, _module_number: i32) -> i32 {
+extern "C" fn startup(_ty: i32, module_number: i32) -> i32 {
+    ini::register(module_number);
     match register_all() {
         Ok(()) => 0,
         Err(e) => {
@@ -45,7 +52,12 @@ extern "C" fn startup(_ty: i32, _module_number: i32) -> i32 {
     }
 }
 
-extern "C" fn info(_module: *mut ModuleEntry) {
+extern "C" fn shutdown(ty: i32, module_number: i32) -> i32 {
+    ini::unregister(ty, module_number);
+    0
+}
+
+extern "C" fn info(module: *mut ModuleEntry) {
     info_table_start!();
     info_table_row!("phpclaw support", "enabled");
     info_table_row!("Version", env!("CARGO_PKG_VERSION"));
@@ -61,12 +73,16 @@ extern "C" fn info(_module: *mut ModuleEntry) {
     info_table_row!("Native contracts", "ToolInterface, AuthorizableToolInterface, ToolRoutingInterface, MutatingToolInterface, PerInvocationMutabilityInterface, ConfigurableToolInterface, ResettableInterface, ToolAuthorizerInterface");
     info_table_row!(
         "Native classes",
-        "ToolRoutingMetadata, PhpClawException, ToolException, ShellDeniedException"
+        "ToolRoutingMetadata, PhpClawException, ToolException, ShellDeniedException, ToolRegistry, RemoteToolActivator"
     );
     info_table_end!();
+    ini::display(module);
 }
 
 #[php_module]
 pub fn get_module(module: ModuleBuilder) -> ModuleBuilder {
-    module.startup_function(startup).info_function(info)
+    module
+        .startup_function(startup)
+        .shutdown_function(shutdown)
+        .info_function(info)
 }
