@@ -68,6 +68,8 @@ final class StubsTest extends TestCase
             'PhpClaw\\Tools\\Contracts\\ToolAuthorizerInterface',
             'PhpClaw\\Tools\\Contracts\\ToolInterface',
             'PhpClaw\\Tools\\Contracts\\ToolRoutingInterface',
+            'PhpClaw\\Tools\\RemoteToolActivator',
+            'PhpClaw\\Tools\\ToolRegistry',
             'PhpClaw\\Tools\\ToolRoutingMetadata',
         ], $names);
     }

@@ -106,7 +106,11 @@ pub fn cache_file(dir: &Path, url: &[u8]) -> PathBuf {
 }
 
 /// Fetch, validate and decode a profile; see the module rules.
-pub fn fetch(url: &[u8], opts: &Options, resolver: &dyn Resolver) -> Result<RemoteProfile, Failure> {
+pub fn fetch(
+    url: &[u8],
+    opts: &Options,
+    resolver: &dyn Resolver,
+) -> Result<RemoteProfile, Failure> {
     if !url.starts_with(b"https://") {
         return Err(warn(&[b"HTTPS required, skipped: ", url]));
     }
@@ -117,8 +121,8 @@ pub fn fetch(url: &[u8], opts: &Options, resolver: &dyn Resolver) -> Result<Remo
         https_only: true,
         allow_loopback_for_tests: opts.allow_loopback_for_tests,
     };
-    let validated = ssrf::validate(text, &policy, resolver)
-        .map_err(|e| warn(&[e.to_string().as_bytes()]))?;
+    let validated =
+        ssrf::validate(text, &policy, resolver).map_err(|e| warn(&[e.to_string().as_bytes()]))?;
     let body = fetch_cached(url, &validated, opts)?;
     parse_profile(&body).ok_or_else(|| warn(&[b"invalid profile at ", url]))
 }
@@ -164,7 +168,9 @@ fn store(dir: &Path, file: &Path, raw: &[u8]) {
         .map_or(0, |d| d.subsec_nanos());
     let tmp = dir.join(format!(
         ".{}.{}.{nanos}.tmp",
-        file.file_name().and_then(|n| n.to_str()).unwrap_or("profile"),
+        file.file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or("profile"),
         std::process::id()
     ));
     let written = fs::OpenOptions::new()
@@ -202,7 +208,9 @@ pub fn tls_config(extra_ca: Option<&Path>) -> Result<Arc<rustls::ClientConfig>, 
         let mut added = 0;
         for cert in CertificateDer::pem_slice_iter(&pem) {
             let cert = cert.map_err(|e| format!("{}: {e}", path.display()))?;
-            roots.add(cert).map_err(|e| format!("{}: {e}", path.display()))?;
+            roots
+                .add(cert)
+                .map_err(|e| format!("{}: {e}", path.display()))?;
             added += 1;
         }
         if added == 0 {
@@ -305,7 +313,11 @@ pub fn php_float_string(f: f64) -> Vec<u8> {
         return b"NAN".to_vec();
     }
     if f.is_infinite() {
-        return if f > 0.0 { b"INF".to_vec() } else { b"-INF".to_vec() };
+        return if f > 0.0 {
+            b"INF".to_vec()
+        } else {
+            b"-INF".to_vec()
+        };
     }
     let mut out = Vec::new();
     if crate::core::json::write_float(&mut out, f).is_err() {

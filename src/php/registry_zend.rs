@@ -97,7 +97,11 @@ pub fn declare_property(
 pub fn property_offset(ce: &ClassEntry, name: &str) -> Option<u32> {
     // SAFETY: reads the class's property table (live for the process).
     unsafe {
-        let zv = ffi::zend_hash_str_find(&raw const ce.properties_info, name.as_ptr().cast(), name.len());
+        let zv = ffi::zend_hash_str_find(
+            &raw const ce.properties_info,
+            name.as_ptr().cast(),
+            name.len(),
+        );
         let info = zv.as_ref()?.value.ptr.cast::<ffi::zend_property_info>();
         info.as_ref().map(|i| i.offset)
     }
@@ -133,6 +137,9 @@ pub fn swap_property(obj: &ZendObject, offset: u32, value: Zval) -> Zval {
 
 /// The property's array, separated so it can be changed in place (a shared or immutable
 /// array is copied first; anything else becomes a new empty array, old value returned).
+/// The engine owns the object; callers hold no other reference into this property while they
+/// use the result, as the engine's own `SEPARATE_ARRAY` users do.
+#[allow(clippy::mut_from_ref)]
 pub fn array_property_mut<'a>(
     obj: &'a ZendObject,
     offset: u32,

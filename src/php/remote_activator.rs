@@ -92,7 +92,7 @@ extern "C" fn filter(ex: &mut ExecuteData, rv: &mut Zval) {
     let Some(allowed) = f.array(1).and_then(Zval::array) else {
         return;
     };
-    if allowed.len() == 0 {
+    if allowed.is_empty() {
         *rv = zend::share(all);
         return;
     }
@@ -133,7 +133,9 @@ fn text(v: &Zval) -> Vec<u8> {
     if v.is_null() || v.bool() == Some(false) {
         return Vec::new();
     }
-    v.coerce_to_string().map(String::into_bytes).unwrap_or_default()
+    v.coerce_to_string()
+        .map(String::into_bytes)
+        .unwrap_or_default()
 }
 
 extern "C" fn build_curl_options(ex: &mut ExecuteData, rv: &mut Zval) {
@@ -179,10 +181,15 @@ extern "C" fn build_curl_options(ex: &mut ExecuteData, rv: &mut Zval) {
         put(curlopt::FAILONERROR, bool_zval(true));
         put(curlopt::SSL_VERIFYPEER, bool_zval(true));
         put(curlopt::SSL_VERIFYHOST, long_zval(2));
-        put(curlopt::USERAGENT, zend::str_zval(remote_profile::USER_AGENT));
+        put(
+            curlopt::USERAGENT,
+            zend::str_zval(remote_profile::USER_AGENT),
+        );
         put(
             curlopt::HTTPHEADER,
-            zend::build_array(1, |h| zend::push(h, zend::str_zval("Accept: application/json"))),
+            zend::build_array(1, |h| {
+                zend::push(h, zend::str_zval("Accept: application/json"))
+            }),
         );
         if let Some(pin) = &pin {
             put(

@@ -102,7 +102,9 @@ fn php_text(v: &Zval) -> Vec<u8> {
     if v.is_null() {
         return Vec::new();
     }
-    v.coerce_to_string().map(String::into_bytes).unwrap_or_default()
+    v.coerce_to_string()
+        .map(String::into_bytes)
+        .unwrap_or_default()
 }
 
 fn entry(v: &Zval) -> Entry {
@@ -416,7 +418,7 @@ extern "C" fn schemas_method(ex: &mut ExecuteData, rv: &mut Zval) {
     } else {
         false
     };
-    if tools_of(this).map_or(true, |ht| ht.len() == 0) {
+    if tools_of(this).map_or(true, |ht| ht.is_empty()) {
         *rv = Zval::new_array();
         return;
     }
@@ -563,7 +565,11 @@ pub fn register_class() -> ext_php_rs::error::Result<()> {
             public,
         )
         .method(
-            FunctionBuilder::new("resetRunState", reset_run_state).returns(DataType::Void, false, false),
+            FunctionBuilder::new("resetRunState", reset_run_state).returns(
+                DataType::Void,
+                false,
+                false,
+            ),
             public,
         )
         .method(
@@ -583,7 +589,11 @@ pub fn register_class() -> ext_php_rs::error::Result<()> {
             public,
         )
         .method(
-            FunctionBuilder::new("routingMetadata", routing_metadata).returns(DataType::Array, false, false),
+            FunctionBuilder::new("routingMetadata", routing_metadata).returns(
+                DataType::Array,
+                false,
+                false,
+            ),
             public,
         )
         .method(
@@ -594,7 +604,14 @@ pub fn register_class() -> ext_php_rs::error::Result<()> {
         )
         .registration(|ce, _| {
             let private = MethodFlags::Private.bits();
-            rz::declare_property(ce, "tools", private, zend::MAY_BE_ARRAY, None, Default::EmptyArray);
+            rz::declare_property(
+                ce,
+                "tools",
+                private,
+                zend::MAY_BE_ARRAY,
+                None,
+                Default::EmptyArray,
+            );
             rz::declare_property(
                 ce,
                 "schemasCache",

@@ -16,7 +16,10 @@ fn warning(f: Failure) -> String {
 }
 
 fn public_resolver() -> MapResolver {
-    MapResolver::new().with("profiles.example", &["93.184.216.34".parse::<IpAddr>().unwrap()])
+    MapResolver::new().with(
+        "profiles.example",
+        &["93.184.216.34".parse::<IpAddr>().unwrap()],
+    )
 }
 
 #[test]
@@ -32,7 +35,10 @@ fn constants_are_the_reference_numbers() {
 #[test]
 fn cache_paths() {
     assert_eq!(cache_dir(""), PathBuf::from("/tmp/phpclaw-tool-profiles"));
-    assert_eq!(cache_dir("/tmp"), PathBuf::from("/tmp/phpclaw-tool-profiles"));
+    assert_eq!(
+        cache_dir("/tmp"),
+        PathBuf::from("/tmp/phpclaw-tool-profiles")
+    );
     assert_eq!(
         cache_dir("/var/data/phpclaw-cache/"),
         PathBuf::from("/var/data/phpclaw-cache/phpclaw-tool-profiles")
@@ -48,7 +54,10 @@ fn cache_paths() {
 fn profiles_decode_like_the_reference() {
     let p = parse_profile(br#"{ "profile": "support", "tools": ["file_read", "code_search"], "max_tools_per_turn": 6 }"#).unwrap();
     assert_eq!(p.profile, b"support");
-    assert_eq!(p.tools, vec![b"file_read".to_vec(), b"code_search".to_vec()]);
+    assert_eq!(
+        p.tools,
+        vec![b"file_read".to_vec(), b"code_search".to_vec()]
+    );
     assert_eq!(p.max_tools_per_turn, 6);
 
     let p = parse_profile(br#"{"tools": ["a", 1, null, "b", ["c"]]}"#).unwrap();
@@ -72,13 +81,22 @@ fn profiles_decode_like_the_reference() {
         b"{\"tools\": [}",
         b"\xff",
     ] {
-        assert_eq!(parse_profile(bad), None, "{:?}", String::from_utf8_lossy(bad));
+        assert_eq!(
+            parse_profile(bad),
+            None,
+            "{:?}",
+            String::from_utf8_lossy(bad)
+        );
     }
 }
 
 #[test]
 fn profile_names_cast_like_php() {
-    let name = |json: &str| parse_profile(format!(r#"{{"tools": [], "profile": {json}}}"#).as_bytes()).unwrap().profile;
+    let name = |json: &str| {
+        parse_profile(format!(r#"{{"tools": [], "profile": {json}}}"#).as_bytes())
+            .unwrap()
+            .profile
+    };
     assert_eq!(name("12"), b"12");
     assert_eq!(name("1.5"), b"1.5");
     assert_eq!(name("1e25"), b"1.0E+25");
@@ -152,7 +170,10 @@ fn floats_to_int_match_php_8_2() {
 
 #[test]
 fn body_cap_at_and_past_the_limit() {
-    assert_eq!(read_capped(&vec![b'a'; MAX_BYTES][..]).map(|b| b.len()), Some(MAX_BYTES));
+    assert_eq!(
+        read_capped(&vec![b'a'; MAX_BYTES][..]).map(|b| b.len()),
+        Some(MAX_BYTES)
+    );
     assert_eq!(read_capped(&vec![b'a'; MAX_BYTES + 1][..]), None);
     assert_eq!(read_capped(&b""[..]), Some(Vec::new()));
 }
@@ -177,7 +198,11 @@ fn several_profiles_in_order_and_the_budget_rule() {
             max_tools_per_turn: max,
         })
     };
-    let (keep, budget) = apply(&names, &[p(&["a", "b", "c"], 6), None, p(&["c", "b", "z"], 0)], 0);
+    let (keep, budget) = apply(
+        &names,
+        &[p(&["a", "b", "c"], 6), None, p(&["c", "b", "z"], 0)],
+        0,
+    );
     assert_eq!(keep, vec![1, 2]);
     assert_eq!(budget, 6);
     // An explicit budget in code wins over every profile.
@@ -194,12 +219,18 @@ fn several_profiles_in_order_and_the_budget_rule() {
 #[test]
 fn pin_entries() {
     let ips = vec![b"93.184.216.34".to_vec()];
-    assert_eq!(pin_entry(b"example.com", 443, &ips), Some(b"example.com:443:93.184.216.34".to_vec()));
+    assert_eq!(
+        pin_entry(b"example.com", 443, &ips),
+        Some(b"example.com:443:93.184.216.34".to_vec())
+    );
     assert_eq!(pin_entry(b"8.8.8.8", 443, &ips), None);
     assert_eq!(pin_entry(b"::1", 443, &ips), None);
     assert_eq!(pin_entry(b"example.com", 443, &[]), None);
     let two = vec![b"1.1.1.1".to_vec(), b"2606:4700::1111".to_vec()];
-    assert_eq!(pin_entry(b"h", 8443, &two), Some(b"h:8443:1.1.1.1,2606:4700::1111".to_vec()));
+    assert_eq!(
+        pin_entry(b"h", 8443, &two),
+        Some(b"h:8443:1.1.1.1,2606:4700::1111".to_vec())
+    );
 }
 
 #[test]
@@ -218,8 +249,11 @@ fn refusals_warn_with_the_reference_messages() {
         warning(fetch(b"https://127.0.0.1:9/p.json", &opts, &r).unwrap_err()),
         "[phpClaw] RemoteToolActivator: Requests to '127.0.0.1' are blocked (private/internal address)."
     );
-    assert!(warning(fetch(b"https://169.254.169.254/metadata", &opts, &r).unwrap_err())
-        .starts_with("[phpClaw] RemoteToolActivator: Requests to '169.254.169.254' are blocked"));
+    assert!(
+        warning(fetch(b"https://169.254.169.254/metadata", &opts, &r).unwrap_err()).starts_with(
+            "[phpClaw] RemoteToolActivator: Requests to '169.254.169.254' are blocked"
+        )
+    );
     assert_eq!(
         warning(fetch(b"https://nowhere.example/p.json", &opts, &r).unwrap_err()),
         "[phpClaw] RemoteToolActivator: Could not resolve host 'nowhere.example': unresolvable hosts are blocked."
@@ -236,7 +270,11 @@ fn a_fresh_cache_file_is_served_without_a_request() {
     let url = b"https://profiles.example/p.json";
     let dir = cache_dir(&opts.cache_base);
     fs::create_dir_all(&dir).unwrap();
-    fs::write(cache_file(&dir, url), br#"{"tools": ["a"], "max_tools_per_turn": 2}"#).unwrap();
+    fs::write(
+        cache_file(&dir, url),
+        br#"{"tools": ["a"], "max_tools_per_turn": 2}"#,
+    )
+    .unwrap();
     let p = fetch(url, &opts, &public_resolver()).unwrap();
     assert_eq!(p.tools, vec![b"a".to_vec()]);
     assert_eq!(p.max_tools_per_turn, 2);
@@ -291,7 +329,11 @@ fn stored_files_are_0600_and_replace_symlinks() {
     let meta = fs::symlink_metadata(&file).unwrap();
     assert!(meta.is_file());
     assert_eq!(meta.permissions().mode() & 0o777, 0o600);
-    assert_eq!(fs::read_dir(&dir).unwrap().count(), 1, "no temporary file left");
+    assert_eq!(
+        fs::read_dir(&dir).unwrap().count(),
+        1,
+        "no temporary file left"
+    );
     let _ = fs::remove_dir_all(&base);
 }
 

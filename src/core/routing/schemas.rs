@@ -198,7 +198,7 @@ pub fn plan_register(tool_names: &[&[u8]], deny: &[Entry], groups: &[Group]) -> 
     for g in groups {
         for m in g.members.iter().flatten() {
             let matches = match m {
-                Entry::Str(b) => tool_names.iter().any(|n| *n == b.as_slice()),
+                Entry::Str(b) => tool_names.contains(&b.as_slice()),
                 Entry::Other(_) => false,
             };
             if !matches {
@@ -272,7 +272,14 @@ mod tests {
         ] {
             assert_eq!(tool_format(p.as_bytes()), ToolFormat::OpenAi, "{p}");
         }
-        for p in ["anthropic", "", "OpenAI", "openai ", "unknown", "ollama:lean"] {
+        for p in [
+            "anthropic",
+            "",
+            "OpenAI",
+            "openai ",
+            "unknown",
+            "ollama:lean",
+        ] {
             assert_eq!(tool_format(p.as_bytes()), ToolFormat::Anthropic, "{p}");
         }
         assert_eq!(ToolFormat::OpenAi.as_str(), "openai");
