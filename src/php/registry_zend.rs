@@ -6,7 +6,7 @@
 use std::ffi::{c_char, c_int, CString};
 use std::ptr;
 
-use ext_php_rs::ffi::{self, zend_class_entry, zend_string, zend_type, zval};
+use ext_php_rs::ffi::{self, zend_class_entry, zend_object, zend_string, zend_type, zval};
 use ext_php_rs::types::{ZendHashTable, ZendObject, ZendStr, Zval};
 use ext_php_rs::zend::{ClassEntry, ExecutorGlobals};
 
@@ -107,17 +107,24 @@ pub fn property_offset(ce: &ClassEntry, name: &str) -> Option<u32> {
     }
 }
 
+/// A raw pointer to an object whose declared properties are written in place. Writes go
+/// through this pointer, never through a `&ZendObject` (which the compiler may treat as
+/// read-only memory): the first property slot lies inside the `zend_object` struct itself.
+pub fn raw(obj: &ZendObject) -> *mut zend_object {
+    std::hint::black_box(ptr::from_ref(obj).cast_mut().cast())
+}
+
 /// The slot of a declared property of `obj` at `offset` (from [`property_offset`] for the
 /// object's own final class).
-fn slot(obj: &ZendObject, offset: u32) -> *mut zval {
-    let base: *mut u8 = ptr::from_ref(obj).cast_mut().cast();
+fn slot(obj: *mut zend_object, offset: u32) -> *mut zval {
+    let base: *mut u8 = obj.cast();
     // SAFETY: `offset` is a declared property's offset in this (final) class's objects.
     unsafe { base.add(offset as usize).cast() }
 }
 
 /// The property's value, or None while it is uninitialised.
 pub fn property(obj: &ZendObject, offset: u32) -> Option<&Zval> {
-    let zv = slot(obj, offset);
+    let zv = slot(raw(obj), offset);
     // SAFETY: a live object's slot.
     unsafe {
         if (*zv).u1.type_info & 0xff == ffi::IS_UNDEF {
@@ -129,7 +136,7 @@ pub fn property(obj: &ZendObject, offset: u32) -> Option<&Zval> {
 
 /// Replace the property's value and hand back the old one, to be dropped by the caller once
 /// it holds no pointer into the object (its destructor may run PHP code).
-pub fn swap_property(obj: &ZendObject, offset: u32, value: Zval) -> Zval {
+pub fn swap_property(obj: *mut zend_object, offset: u32, value: Zval) -> Zval {
     let zv = slot(obj, offset).cast::<Zval>();
     // SAFETY: a live object's slot; the old value is moved out, the new one moved in.
     unsafe { std::mem::replace(&mut *zv, value) }
@@ -139,12 +146,12 @@ pub fn swap_property(obj: &ZendObject, offset: u32, value: Zval) -> Zval {
 /// array is copied first; anything else becomes a new empty array, old value returned).
 /// The engine owns the object; callers hold no other reference into this property while they
 /// use the result, as the engine's own `SEPARATE_ARRAY` users do.
-#[allow(clippy::mut_from_ref)]
-pub fn array_property_mut<'a>(
-    obj: &'a ZendObject,
+/// The result borrows `graveyard` only to bound its lifetime to the caller's update.
+pub fn array_property_mut(
+    obj: *mut zend_object,
     offset: u32,
     graveyard: &mut Vec<Zval>,
-) -> &'a mut ZendHashTable {
+) -> &mut ZendHashTable {
     let zv = slot(obj, offset);
     // SAFETY: a live object's slot; the array is duplicated when it is not ours alone.
     unsafe {
@@ -178,6 +185,29 @@ pub fn find<'a>(ht: &'a ZendHashTable, key: &[u8]) -> Option<&'a Zval> {
     };
     // SAFETY: null or a live slot of the array.
     unsafe { zv.cast::<Zval>().as_ref() }.map(Zval::dereference)
+}
+
+/// Store `value` under the key held by the string zval `key` (its cached hash is reused); an
+/// old value is moved out and returned (not destroyed here).
+pub fn replace_zstr(ht: &mut ZendHashTable, key: &Zval, value: Zval) -> Option<Zval> {
+    let Some(zs) = key.zend_str() else {
+        return replace(ht, b"", value);
+    };
+    if canonical_int(zs.as_bytes()).is_some() {
+        return replace(ht, zs.as_bytes(), value);
+    }
+    let raw_ht: *mut ffi::HashTable = ptr::from_mut(ht).cast();
+    let k: *mut zend_string = ptr::from_ref(zs).cast_mut().cast();
+    // SAFETY: a live, separated array and a live key string; the array adds its own
+    // reference to the key and takes the value.
+    unsafe {
+        if let Some(slot) = ffi::zend_hash_find(raw_ht, k).cast::<Zval>().as_mut() {
+            return Some(std::mem::replace(slot, value));
+        }
+        let v = std::mem::ManuallyDrop::new(value);
+        ffi::zend_hash_update(raw_ht, k, ptr::from_ref(&*v).cast_mut().cast());
+    }
+    None
 }
 
 /// Store `value` under `key`; an old value is moved out and returned (not destroyed here).
@@ -289,4 +319,152 @@ fn find_indirect<'a>(ht: &'a ZendHashTable, key: &str) -> Option<&'a Zval> {
         }
         Some((*ptr::from_ref(zv).cast::<Zval>()).dereference())
     }
+}
+
+/// Whether an exception is pending, read straight from the executor globals (no lock: NTS
+/// PHP runs one request per thread, and this reads one pointer).
+pub fn exception_pending() -> bool {
+    // SAFETY: the executor globals live for the whole process.
+    unsafe {
+        ffi::ext_php_rs_executor_globals()
+            .as_ref()
+            .is_some_and(|eg| !eg.exception.is_null())
+    }
+}
+
+/// Call a public method without arguments, looked up by its lower-case name in the object's
+/// class (so a subclass override wins). Falls back to [`zend::call_method`] (which raises the
+/// engine's own error) when the class has no such entry.
+pub fn call0(obj: &ZendObject, lc_name: &str) -> Result<Zval, zend::Pending> {
+    // SAFETY: `obj.ce` is the object's live class; the table holds `zend_function` pointers.
+    let func = unsafe {
+        ffi::zend_hash_str_find(
+            &raw const (*obj.ce).function_table,
+            lc_name.as_ptr().cast(),
+            lc_name.len(),
+        )
+        .as_ref()
+        .map(|zv| zv.value.ptr.cast::<ffi::zend_function>())
+    };
+    call_found(obj, func, lc_name)
+}
+
+/// [`call0`] with the lower-case name interned at startup (its hash is computed once).
+pub fn call0_interned(
+    obj: &ZendObject,
+    key: &Interned,
+    lc_name: &str,
+) -> Result<Zval, zend::Pending> {
+    let k = key.get();
+    if k.is_null() {
+        return call0(obj, lc_name);
+    }
+    // SAFETY: as in `call0`; the key is a live interned string.
+    let func = unsafe {
+        ffi::zend_hash_find(&raw const (*obj.ce).function_table, k)
+            .as_ref()
+            .map(|zv| zv.value.ptr.cast::<ffi::zend_function>())
+    };
+    call_found(obj, func, lc_name)
+}
+
+fn call_found(
+    obj: &ZendObject,
+    func: Option<*mut ffi::zend_function>,
+    lc_name: &str,
+) -> Result<Zval, zend::Pending> {
+    let Some(func) = func else {
+        return zend::call_method(obj, lc_name, &mut []);
+    };
+    let mut rv = Zval::new();
+    // SAFETY: a method of the object's class, called on the object with no arguments.
+    unsafe {
+        ffi::zend_call_known_function(
+            func,
+            raw(obj),
+            obj.ce,
+            ptr::from_mut(&mut rv).cast(),
+            0,
+            ptr::null_mut(),
+            ptr::null_mut(),
+        );
+    }
+    if exception_pending() {
+        return Err(zend::Pending);
+    }
+    Ok(rv)
+}
+
+/// Persistent interned strings made at startup, for array keys used on every call (their
+/// hash is computed once).
+pub struct Interned(std::sync::atomic::AtomicPtr<zend_string>);
+
+impl Interned {
+    /// An empty slot.
+    pub const fn new() -> Self {
+        Self(std::sync::atomic::AtomicPtr::new(ptr::null_mut()))
+    }
+
+    /// Make the string (module startup only).
+    pub fn init(&self, s: &str) {
+        let z = ZendStr::new_interned(s, true).into_raw();
+        self.0.store(z.cast(), std::sync::atomic::Ordering::Release);
+    }
+
+    fn get(&self) -> *mut zend_string {
+        self.0.load(std::sync::atomic::Ordering::Acquire)
+    }
+}
+
+/// A new array of (interned key, value) pairs, in order; keys must be distinct and not
+/// numeric (they are fixed names).
+pub fn assoc_interned(pairs: Vec<(&Interned, Zval)>) -> Zval {
+    zend::build_array(pairs.len() as u32, |ht| {
+        let raw_ht: *mut ffi::HashTable = ptr::from_mut(ht).cast();
+        for (k, v) in pairs {
+            let key = k.get();
+            let v = std::mem::ManuallyDrop::new(v);
+            // SAFETY: a fresh array; the key is a live interned string; the array takes the
+            // value. A missing key (startup failed) falls back to a normal insert.
+            unsafe {
+                if key.is_null() {
+                    zend::push(ht, std::mem::ManuallyDrop::into_inner(v));
+                } else {
+                    ffi::zend_hash_add_new(raw_ht, key, ptr::from_ref(&*v).cast_mut().cast());
+                }
+            }
+        }
+    })
+}
+
+/// A string zval of an interned string (no copy); `fallback` when it was not made.
+pub fn interned_zval(s: &Interned, fallback: &str) -> Zval {
+    let key = s.get();
+    if key.is_null() {
+        return zend::str_zval(fallback);
+    }
+    let mut zv = Zval::new();
+    let out: *mut zval = ptr::from_mut(&mut zv).cast();
+    // SAFETY: an interned string needs no reference count (`ZVAL_INTERNED_STR`).
+    unsafe {
+        (*out).value.str_ = key;
+        (*out).u1.type_info = ffi::IS_STRING;
+    }
+    zv
+}
+
+/// A zval holding a new reference to `obj` (`ZVAL_OBJ_COPY`). The reference count is changed
+/// through [`raw`], not through the shared reference (which the optimiser may treat as
+/// read-only: `zend::object_zval` loses its increment in release builds).
+pub fn object_ref_zval(obj: &ZendObject) -> Zval {
+    let p = raw(obj);
+    let mut zv = Zval::new();
+    let out: *mut zval = ptr::from_mut(&mut zv).cast();
+    // SAFETY: a live, refcounted object; the new zval owns the reference added here.
+    unsafe {
+        (*p).gc.refcount += 1;
+        (*out).value.obj = p;
+        (*out).u1.type_info = ffi::IS_OBJECT | (1 << 8) | (1 << 9);
+    }
+    zv
 }

@@ -12,7 +12,7 @@ use ext_php_rs::zend::ExecuteData;
 
 use super::ini;
 use super::registry_zend as rz;
-use super::tool_registry::{call_string, tool_objects};
+use super::tool_registry::{bytes_of, call_string, tool_objects};
 use super::zend::{self, ClassSlot, Frame, Key};
 use crate::core::remote_profile::{self, curlopt, Options, RemoteProfile};
 use crate::core::security::ssrf::SystemResolver;
@@ -115,7 +115,7 @@ extern "C" fn filter(ex: &mut ExecuteData, rv: &mut Zval) {
             Err(_) => return,
         }
     }
-    let name_refs: Vec<&[u8]> = names.iter().map(Vec::as_slice).collect();
+    let name_refs: Vec<&[u8]> = names.iter().map(bytes_of).collect();
     let allowed_refs: Vec<&[u8]> = allowed_names.iter().map(Vec::as_slice).collect();
     let keep = remote_profile::filter(&name_refs, &allowed_refs, false);
     *rv = zend::build_array(keep.len() as u32, |ht| {

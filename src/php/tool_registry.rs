@@ -52,11 +52,15 @@ fn class_of(obj: &ZendObject) -> String {
     obj.get_class_name().unwrap_or_default()
 }
 
-/// Call a method that must return a string.
-pub fn call_string(obj: &ZendObject, method: &str) -> Result<Vec<u8>, Pending> {
-    let v = zend::call_method(obj, method, &mut [])?;
-    if let Some(s) = v.zend_str() {
-        return Ok(s.as_bytes().to_vec());
+/// Call a method without arguments that must return a string; the string zval.
+pub fn call_string(obj: &ZendObject, method: &str) -> Result<Zval, Pending> {
+    let v = match method {
+        "name" => rz::call0_interned(obj, &M_NAME, "name")?,
+        "description" => rz::call0_interned(obj, &M_DESCRIPTION, "description")?,
+        _ => rz::call0(obj, &method.to_ascii_lowercase())?,
+    };
+    if v.is_string() {
+        return Ok(v);
     }
     rz::throw_type_error(&format!(
         "{}::{method}(): Return value must be of type string, {} returned",
@@ -65,6 +69,25 @@ pub fn call_string(obj: &ZendObject, method: &str) -> Result<Vec<u8>, Pending> {
     ));
     Err(Pending)
 }
+
+/// The bytes of a string zval (empty for anything else).
+pub fn bytes_of(zv: &Zval) -> &[u8] {
+    zv.zend_str().map_or(&[], |s| s.as_bytes())
+}
+
+/// Array keys of the schema shapes, interned at startup.
+static K_TYPE: rz::Interned = rz::Interned::new();
+static K_FUNCTION: rz::Interned = rz::Interned::new();
+static K_NAME: rz::Interned = rz::Interned::new();
+static K_DESCRIPTION: rz::Interned = rz::Interned::new();
+static K_PARAMETERS: rz::Interned = rz::Interned::new();
+static K_INPUT_SCHEMA: rz::Interned = rz::Interned::new();
+static V_FUNCTION: rz::Interned = rz::Interned::new();
+/// Lower-case method names, interned at startup.
+static M_NAME: rz::Interned = rz::Interned::new();
+static M_DESCRIPTION: rz::Interned = rz::Interned::new();
+static M_INPUT_SCHEMA: rz::Interned = rz::Interned::new();
+static M_ELIGIBLE: rz::Interned = rz::Interned::new();
 
 /// The tool objects of an array argument, or a pending TypeError naming the first element
 /// that is not a ToolInterface.
@@ -138,7 +161,7 @@ extern "C" fn construct(ex: &mut ExecuteData, _rv: &mut Zval) {
             None => return,
         }
     };
-    let mut value = authorizer.map_or_else(Zval::null, zend::object_zval);
+    let mut value = authorizer.map_or_else(Zval::null, rz::object_ref_zval);
     zend::write_property(REGISTRY.ptr(), this, "authorizer", &mut value);
 }
 
@@ -197,7 +220,7 @@ extern "C" fn register(ex: &mut ExecuteData, _rv: &mut Zval) {
             Err(Pending) => return,
         }
     }
-    let name_refs: Vec<&[u8]> = names.iter().map(Vec::as_slice).collect();
+    let name_refs: Vec<&[u8]> = names.iter().map(bytes_of).collect();
     let plan = schemas::plan_register(&name_refs, &deny_entries, &group_defs);
     for w in &plan.warnings {
         zend::error_log(w);
@@ -218,13 +241,13 @@ extern "C" fn register(ex: &mut ExecuteData, _rv: &mut Zval) {
                 }
             }
         }
-        let ht = rz::array_property_mut(this, offset(&TOOLS), &mut graveyard);
-        if let Some(old) = rz::replace(ht, &names[i], zend::share(tool)) {
+        let ht = rz::array_property_mut(rz::raw(this), offset(&TOOLS), &mut graveyard);
+        if let Some(old) = rz::replace_zstr(ht, &names[i], zend::share(tool)) {
             graveyard.push(old);
         }
     }
     graveyard.push(rz::swap_property(
-        this,
+        rz::raw(this),
         offset(&SCHEMAS_CACHE),
         Zval::new_array(),
     ));
@@ -329,7 +352,7 @@ extern "C" fn reset_run_state(ex: &mut ExecuteData, _rv: &mut Zval) {
     };
     for tool in snapshot(this) {
         if let Some(o) = tool.object() {
-            if o.instance_of(resettable) && zend::call_method(o, "reset", &mut []).is_err() {
+            if o.instance_of(resettable) && rz::call0(o, "reset").is_err() {
                 return;
             }
         }
@@ -366,7 +389,7 @@ fn normalize_schema(schema: Zval) -> Zval {
 
 /// One tool's schema in the provider's shape.
 fn shape(tool: &ZendObject, format: ToolFormat, lean: bool) -> Result<Zval, Pending> {
-    let schema = zend::call_method(tool, "inputSchema", &mut [])?;
+    let schema = rz::call0_interned(tool, &M_INPUT_SCHEMA, "inputschema")?;
     if !schema.is_array() {
         rz::throw_type_error(&format!(
             "{}::inputSchema(): Return value must be of type array, {} returned",
@@ -378,27 +401,33 @@ fn shape(tool: &ZendObject, format: ToolFormat, lean: bool) -> Result<Zval, Pend
     let schema = normalize_schema(schema);
     let description = call_string(tool, "description")?;
     let description = if lean {
-        schemas::lean_description_bytes(&description).to_vec()
+        let full = bytes_of(&description);
+        let line = schemas::lean_description_bytes(full);
+        if line.len() == full.len() {
+            description
+        } else {
+            zend::bytes_zval(line)
+        }
     } else {
         description
     };
     let name = call_string(tool, "name")?;
     Ok(match format {
-        ToolFormat::OpenAi => zend::assoc(vec![
-            ("type", zend::str_zval("function")),
+        ToolFormat::OpenAi => rz::assoc_interned(vec![
+            (&K_TYPE, rz::interned_zval(&V_FUNCTION, "function")),
             (
-                "function",
-                zend::assoc(vec![
-                    ("name", zend::bytes_zval(&name)),
-                    ("description", zend::bytes_zval(&description)),
-                    ("parameters", schema),
+                &K_FUNCTION,
+                rz::assoc_interned(vec![
+                    (&K_NAME, name),
+                    (&K_DESCRIPTION, description),
+                    (&K_PARAMETERS, schema),
                 ]),
             ),
         ]),
-        ToolFormat::Anthropic => zend::assoc(vec![
-            ("name", zend::bytes_zval(&name)),
-            ("description", zend::bytes_zval(&description)),
-            ("input_schema", schema),
+        ToolFormat::Anthropic => rz::assoc_interned(vec![
+            (&K_NAME, name),
+            (&K_DESCRIPTION, description),
+            (&K_INPUT_SCHEMA, schema),
         ]),
     })
 }
@@ -439,7 +468,7 @@ extern "C" fn schemas_method(ex: &mut ExecuteData, rv: &mut Zval) {
         let Some(o) = tool.object() else { continue };
         let keep = match routing {
             Some(ce) if o.instance_of(ce) => {
-                match zend::call_method(o, "isEligibleForRouting", &mut []) {
+                match rz::call0_interned(o, &M_ELIGIBLE, "iseligibleforrouting") {
                     Ok(v) => v.coerce_to_bool(),
                     Err(Pending) => return,
                 }
@@ -464,7 +493,7 @@ extern "C" fn schemas_method(ex: &mut ExecuteData, rv: &mut Zval) {
         }
     });
     let mut graveyard = Vec::new();
-    let cache = rz::array_property_mut(this, offset(&SCHEMAS_CACHE), &mut graveyard);
+    let cache = rz::array_property_mut(rz::raw(this), offset(&SCHEMAS_CACHE), &mut graveyard);
     if let Some(old) = rz::replace(cache, &key, zend::share(&result)) {
         graveyard.push(old);
     }
@@ -490,8 +519,8 @@ extern "C" fn routing_metadata(ex: &mut ExecuteData, rv: &mut Zval) {
         if !is_routing {
             continue;
         }
-        match zend::call_method(o, "routingMetadata", &mut []) {
-            Ok(md) => out.push((name.to_ascii_lowercase(), md)),
+        match rz::call0(o, "routingmetadata") {
+            Ok(md) => out.push((bytes_of(&name).to_ascii_lowercase(), md)),
             Err(Pending) => return,
         }
     }
@@ -636,6 +665,21 @@ pub fn register_class() -> ext_php_rs::error::Result<()> {
                 if let Some(off) = rz::property_offset(ce, name) {
                     slot.store(off, Ordering::Release);
                 }
+            }
+            for (slot, text) in [
+                (&K_TYPE, "type"),
+                (&K_FUNCTION, "function"),
+                (&K_NAME, "name"),
+                (&K_DESCRIPTION, "description"),
+                (&K_PARAMETERS, "parameters"),
+                (&K_INPUT_SCHEMA, "input_schema"),
+                (&V_FUNCTION, "function"),
+                (&M_NAME, "name"),
+                (&M_DESCRIPTION, "description"),
+                (&M_INPUT_SCHEMA, "inputschema"),
+                (&M_ELIGIBLE, "iseligibleforrouting"),
+            ] {
+                slot.init(text);
             }
             REGISTRY.set(ce);
         })
