@@ -69,10 +69,12 @@ final class StubsTest extends TestCase
             'PhpClaw\\Tools\\Contracts\\ToolInterface',
             'PhpClaw\\Tools\\Contracts\\ToolRoutingInterface',
             'PhpClaw\\Tools\\FileReadTool',
+            'PhpClaw\\Tools\\RemoteToolActivator',
             'PhpClaw\\Tools\\Security\\BlockedPaths',
             'PhpClaw\\Tools\\ToolInput',
             'PhpClaw\\Tools\\ToolMutability',
             'PhpClaw\\Tools\\ToolProfileResolver',
+            'PhpClaw\\Tools\\ToolRegistry',
             'PhpClaw\\Tools\\ToolRouter',
             'PhpClaw\\Tools\\ToolRoutingMetadata',
         ], $names);

@@ -173,6 +173,99 @@ namespace PhpClaw\Tools {
         {
         }
     }
+
+    /** The registered tools by name, with their schemas shaped and cached per provider. */
+    final class ToolRegistry
+    {
+        /** Shape name of the OpenAI function-calling format. */
+        public const TOOL_FORMAT_OPENAI = 'openai';
+
+        /** Shape name of the Anthropic-native format. */
+        public const TOOL_FORMAT_ANTHROPIC = 'anthropic';
+
+        /** Registered tools keyed by name. */
+        private array $tools = [];
+
+        /** Shaped schemas per provider (and lean mode), emptied by register(). */
+        private array $schemasCache = [];
+
+        /** Bound into every authorizable tool on register(), when set. */
+        private readonly ?\PhpClaw\Tools\Contracts\ToolAuthorizerInterface $authorizer;
+
+        /** Optionally take the authorizer consulted by the tools registered here. */
+        public function __construct(?\PhpClaw\Tools\Contracts\ToolAuthorizerInterface $authorizer = null)
+        {
+        }
+
+        /** Add tools, minus the denied names and groups; warns about group members naming no tool. */
+        public function register(array $tools, array $deny = [], array $groups = []): void
+        {
+        }
+
+        /** Whether a tool of this name is registered. */
+        public function has(string $name): bool
+        {
+        }
+
+        /** The tool of this name (it must be registered). */
+        public function get(string $name): \PhpClaw\Tools\Contracts\ToolInterface
+        {
+        }
+
+        /** Every registered tool, in registration order. */
+        public function all(): array
+        {
+        }
+
+        /** Reset per-run state of every resettable tool. */
+        public function resetRunState(): void
+        {
+        }
+
+        /** How many tools are registered. */
+        public function count(): int
+        {
+        }
+
+        /** The registered names. */
+        public function names(): array
+        {
+        }
+
+        /** Eligible tools shaped for a provider; lean sends each description's first line only. */
+        public function schemas(string $providerName, bool $lean = false): array
+        {
+        }
+
+        /** Routing metadata of each routing-aware tool, keyed by lower-cased name. */
+        public function routingMetadata(): array
+        {
+        }
+
+        /** The schema shape a provider takes: TOOL_FORMAT_OPENAI or TOOL_FORMAT_ANTHROPIC. */
+        public static function toolFormat(string $providerName): string
+        {
+        }
+    }
+
+    /** Remote tool profiles: an HTTPS document that selects among the tools installed. */
+    final class RemoteToolActivator
+    {
+        /** Fetch a profile (HTTPS, SSRF-checked and pinned, 5 s, 64 KB, cached one hour); null and a logged warning on failure. */
+        public static function fetch(string $url): ?array
+        {
+        }
+
+        /** The tools whose name is allowed, in order; all of them when the list is empty. */
+        public static function filter(array $allTools, array $allowed): array
+        {
+        }
+
+        /** The curl options phpClaw's PHP implementation uses for the pinned fetch. */
+        public static function buildCurlOptions(string $url, array $resolved): array
+        {
+        }
+    }
 }
 
 namespace PhpClaw\Tools\Contracts {

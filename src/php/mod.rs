@@ -8,13 +8,17 @@ use std::sync::atomic::{AtomicBool, Ordering};
 mod contracts;
 mod encode;
 mod exceptions;
+mod ini;
 mod json_view;
 mod lifecycle;
 mod profiles;
+mod registry_zend;
+mod remote_activator;
 mod router;
 mod routing_metadata;
 mod routing_support;
 mod tool_input;
+mod tool_registry;
 mod tools;
 mod values;
 mod zend;
@@ -42,10 +46,13 @@ fn register_all() -> ext_php_rs::error::Result<()> {
     router::register()?;
     profiles::register()?;
     tool_input::register()?;
+    tool_registry::register_class()?;
+    remote_activator::register()?;
     Ok(())
 }
 
-extern "C" fn startup(_ty: i32, _module_number: i32) -> i32 {
+extern "C" fn startup(_ty: i32, module_number: i32) -> i32 {
+    ini::register(module_number);
     match register_all() {
         Ok(()) => 0,
         Err(e) => {
@@ -55,7 +62,12 @@ extern "C" fn startup(_ty: i32, _module_number: i32) -> i32 {
     }
 }
 
-extern "C" fn info(_module: *mut ModuleEntry) {
+extern "C" fn shutdown(ty: i32, module_number: i32) -> i32 {
+    ini::unregister(ty, module_number);
+    0
+}
+
+extern "C" fn info(module: *mut ModuleEntry) {
     info_table_start!();
     info_table_row!("phpclaw support", "enabled");
     info_table_row!("Version", env!("CARGO_PKG_VERSION"));
@@ -71,12 +83,16 @@ extern "C" fn info(_module: *mut ModuleEntry) {
     info_table_row!("Native contracts", "ToolInterface, AuthorizableToolInterface, ToolRoutingInterface, MutatingToolInterface, PerInvocationMutabilityInterface, ConfigurableToolInterface, ResettableInterface, ToolAuthorizerInterface");
     info_table_row!(
         "Native classes",
-        "ToolRoutingMetadata, ToolRouter, ToolProfileResolver, ToolInput, PhpClawException, ToolException, ShellDeniedException, FileReadTool, ToolMutability, Security\\BlockedPaths"
+        "ToolRoutingMetadata, ToolRouter, ToolProfileResolver, ToolInput, ToolRegistry, RemoteToolActivator, PhpClawException, ToolException, ShellDeniedException, FileReadTool, ToolMutability, Security\\BlockedPaths"
     );
     info_table_end!();
+    ini::display(module);
 }
 
 #[php_module]
 pub fn get_module(module: ModuleBuilder) -> ModuleBuilder {
-    module.startup_function(startup).info_function(info)
+    module
+        .startup_function(startup)
+        .shutdown_function(shutdown)
+        .info_function(info)
 }

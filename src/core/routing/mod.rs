@@ -17,6 +17,7 @@ pub mod profiles;
 pub mod result_cap;
 pub mod route;
 pub mod router;
+pub mod schemas;
 pub mod text;
 pub mod tidy;
 

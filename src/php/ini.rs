@@ -1,0 +1,94 @@
+//! The module's php.ini settings. Both are TEST-ONLY and php.ini-only (`PHP_INI_SYSTEM`:
+//! php.ini or `php -d`, never `ini_set()`), read at call time:
+//! - `phpclaw.test_allow_loopback` (bool, default 0): SSRF validation of remote tool profiles
+//!   also accepts 127.0.0.0/8 and `::1` (nothing else), so tests can serve a profile locally.
+//! - `phpclaw.test_ca_file` (path, default empty): a PEM bundle trusted in addition to the
+//!   built-in roots for outbound HTTPS, so tests can use a self-signed certificate.
+
+use std::ffi::{c_char, c_int, CStr};
+use std::path::PathBuf;
+
+use ext_php_rs::flags::IniEntryPermission;
+use ext_php_rs::zend::{IniEntryDef, IniEntryDefs, ModuleEntry};
+
+/// Name of the loopback allowance.
+pub const ALLOW_LOOPBACK: &CStr = c"phpclaw.test_allow_loopback";
+/// Name of the extra CA bundle path.
+pub const CA_FILE: &CStr = c"phpclaw.test_ca_file";
+
+static ENTRIES: IniEntryDefs<3> = IniEntryDefs::new([
+    IniEntryDef::new(ALLOW_LOOPBACK, c"0", IniEntryPermission::System),
+    IniEntryDef::new(CA_FILE, c"", IniEntryPermission::System),
+    IniEntryDef::end(),
+]);
+
+extern "C" {
+    fn zend_ini_string_ex(
+        name: *const c_char,
+        name_length: usize,
+        orig: c_int,
+        exists: *mut bool,
+    ) -> *mut c_char;
+    fn zend_unregister_ini_entries_ex(module_number: c_int, module_type: c_int);
+    fn display_ini_entries(module: *mut ModuleEntry);
+}
+
+/// Register the settings (module startup).
+pub fn register(module_number: i32) {
+    IniEntryDef::register(ENTRIES.as_slice(), module_number);
+}
+
+/// Remove the settings (module shutdown), as C extensions do.
+pub fn unregister(module_type: i32, module_number: i32) {
+    // SAFETY: module shutdown, with the numbers the engine passed.
+    unsafe { zend_unregister_ini_entries_ex(module_number, module_type) };
+}
+
+/// The settings' rows in `php --ri phpclaw` / phpinfo().
+pub fn display(module: *mut ModuleEntry) {
+    // SAFETY: the module entry the engine handed to the info function.
+    unsafe { display_ini_entries(module) };
+}
+
+fn current(name: &CStr) -> Option<Vec<u8>> {
+    let mut exists = false;
+    // SAFETY: reads the registered directive's current value; the pointer stays valid while
+    // the directive is not modified, and the bytes are copied at once.
+    unsafe {
+        let p = zend_ini_string_ex(name.as_ptr(), name.count_bytes(), 0, &raw mut exists);
+        if !exists || p.is_null() {
+            return None;
+        }
+        Some(CStr::from_ptr(p).to_bytes().to_vec())
+    }
+}
+
+/// PHP's `zend_ini_parse_bool`: `true`, `yes`, `on` (any case) or a non-zero integer prefix.
+fn parse_bool(v: &[u8]) -> bool {
+    let lower = v.to_ascii_lowercase();
+    if matches!(lower.as_slice(), b"true" | b"yes" | b"on") {
+        return true;
+    }
+    let t = std::str::from_utf8(&lower).unwrap_or("").trim_start();
+    let end = t
+        .char_indices()
+        .find(|&(i, c)| !(c.is_ascii_digit() || (i == 0 && (c == '-' || c == '+'))))
+        .map_or(t.len(), |(i, _)| i);
+    t[..end].parse::<i64>().is_ok_and(|n| n != 0)
+}
+
+/// Whether the loopback allowance is on.
+pub fn allow_loopback() -> bool {
+    current(ALLOW_LOOPBACK).is_some_and(|v| parse_bool(&v))
+}
+
+/// The extra CA bundle, if one is configured.
+pub fn ca_file() -> Option<PathBuf> {
+    use std::os::unix::ffi::OsStrExt;
+    let v = current(CA_FILE)?;
+    if v.is_empty() {
+        None
+    } else {
+        Some(PathBuf::from(std::ffi::OsStr::from_bytes(&v)))
+    }
+}
