@@ -64,7 +64,7 @@ extern "C" fn info(_module: *mut ModuleEntry) {
     info_table_row!("Native contracts", "ToolInterface, AuthorizableToolInterface, ToolRoutingInterface, MutatingToolInterface, PerInvocationMutabilityInterface, ConfigurableToolInterface, ResettableInterface, ToolAuthorizerInterface");
     info_table_row!(
         "Native classes",
-        "ToolRoutingMetadata, PhpClawException, ToolException, ShellDeniedException, FileReadTool, ToolMutability, Security\\BlockedPaths"
+        "ToolRoutingMetadata, PhpClawException, ToolException, ShellDeniedException, FileReadTool, FileWriteTool, FileEditTool, ToolMutability, Security\\BlockedPaths"
     );
     info_table_end!();
 }
