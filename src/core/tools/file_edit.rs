@@ -60,9 +60,8 @@ pub const ROUTING: [&[&str]; 4] = [
 
 /// `inputSchema()`.
 pub fn input_schema() -> Value {
-    let prop = |description: &str| {
-        Value::from_pairs([("type", "string"), ("description", description)])
-    };
+    let prop =
+        |description: &str| Value::from_pairs([("type", "string"), ("description", description)]);
     Value::from_pairs([
         ("type", Value::str("object")),
         (
@@ -248,7 +247,10 @@ impl NativeTool for FileEdit {
             .or_else(|| given("file"))
             .and_then(php_string)
             .unwrap_or_default();
-        let old = input.get("old_str").and_then(php_string).unwrap_or_default();
+        let old = input
+            .get("old_str")
+            .and_then(php_string)
+            .unwrap_or_default();
         if raw.is_empty() || old.is_empty() {
             return Err(ToolError::tool(REQUIRED_MESSAGE));
         }
@@ -283,7 +285,10 @@ impl NativeTool for FileEdit {
                 )))
             }
         };
-        let new = input.get("new_str").and_then(php_string).unwrap_or_default();
+        let new = input
+            .get("new_str")
+            .and_then(php_string)
+            .unwrap_or_default();
         Ok(Planned {
             file,
             real,

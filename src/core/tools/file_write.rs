@@ -51,9 +51,8 @@ pub const ROUTING: [&[&str]; 4] = [
 
 /// `inputSchema()`.
 pub fn input_schema() -> Value {
-    let prop = |description: &str| {
-        Value::from_pairs([("type", "string"), ("description", description)])
-    };
+    let prop =
+        |description: &str| Value::from_pairs([("type", "string"), ("description", description)]);
     Value::from_pairs([
         ("type", Value::str("object")),
         (
@@ -134,7 +133,10 @@ pub fn normalize_workspace_path(path: &str, root: &str) -> String {
         if tail.is_empty() {
             continue;
         }
-        if let Some(rest) = path.strip_prefix(tail.as_str()).and_then(|r| r.strip_prefix('/')) {
+        if let Some(rest) = path
+            .strip_prefix(tail.as_str())
+            .and_then(|r| r.strip_prefix('/'))
+        {
             return rest.to_string();
         }
     }
@@ -217,7 +219,10 @@ impl NativeTool for FileWrite {
         let empty = Array::new();
         let input = input.as_array().unwrap_or(&empty);
         let raw = input.get("path").and_then(php_string).unwrap_or_default();
-        let content = input.get("content").and_then(php_string).unwrap_or_default();
+        let content = input
+            .get("content")
+            .and_then(php_string)
+            .unwrap_or_default();
         let raw_text = String::from_utf8_lossy(&raw);
         let trimmed = raw_text.trim_matches(PHP_TRIM);
         if trimmed.is_empty() {

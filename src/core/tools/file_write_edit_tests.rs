@@ -113,10 +113,16 @@ fn write_refusals_in_reference_order() {
         m(&mut t, "system/a.txt"),
         "Writing to the 'system' directory is blocked."
     );
-    assert_eq!(m(&mut t, "composer.json"), "Writing to 'composer.json' is blocked.");
+    assert_eq!(
+        m(&mut t, "composer.json"),
+        "Writing to 'composer.json' is blocked."
+    );
     t.allow_php_write = true;
     assert!(write(&mut t, &[("path", "ok.php"), ("content", "<?php")]).is_ok());
-    assert_eq!(m(&mut t, "deploy.sh"), "Writing files with extension '.sh' is blocked.");
+    assert_eq!(
+        m(&mut t, "deploy.sh"),
+        "Writing files with extension '.sh' is blocked."
+    );
 }
 
 #[test]
@@ -132,7 +138,10 @@ fn write_strips_a_repeated_root_and_leading_slashes() {
         file_write::normalize_workspace_path(&format!("{root}/b/c.txt"), &root),
         "b/c.txt"
     );
-    assert_eq!(file_write::normalize_workspace_path("//x.txt", &root), "x.txt");
+    assert_eq!(
+        file_write::normalize_workspace_path("//x.txt", &root),
+        "x.txt"
+    );
     let mut t = FileWrite::new(root);
     write(&mut t, &[("path", "/lead.txt"), ("content", "1")]).unwrap();
     assert!(w.0.join("lead.txt").is_file());
@@ -179,8 +188,14 @@ fn atomic_write_failure_leaves_the_old_file_and_no_temp() {
     let e = write_atomically(&dir_target, b"NEW", "d", "file_write", "write").unwrap_err();
     assert_eq!(e, "file_write: failed to finalize write: d");
     // A missing folder: no temp file can be made.
-    let e = write_atomically(&w.0.join("no/t.txt"), b"NEW", "no/t.txt", "file_edit", "edit")
-        .unwrap_err();
+    let e = write_atomically(
+        &w.0.join("no/t.txt"),
+        b"NEW",
+        "no/t.txt",
+        "file_edit",
+        "edit",
+    )
+    .unwrap_err();
     assert_eq!(e, "file_edit: failed to create temp file for write.");
     assert_eq!(std::fs::read(&target).unwrap(), b"OLD");
     let strays: Vec<_> = std::fs::read_dir(&w.0)
@@ -249,7 +264,10 @@ fn edit_requires_a_prior_read_and_replaces_one_match() {
         out,
         r#"{"success":true,"data":{"status":"edited","file":"a.txt","line_changed":2},"meta":{"mode":"edit","line_changed":2},"warnings":[]}"#
     );
-    assert_eq!(std::fs::read(w.0.join("a.txt")).unwrap(), b"one\nX\nthree\n");
+    assert_eq!(
+        std::fs::read(w.0.join("a.txt")).unwrap(),
+        b"one\nX\nthree\n"
+    );
 }
 
 #[test]
@@ -264,13 +282,22 @@ fn edit_zero_and_two_matches_fail_without_quoting_the_strings() {
         "file_edit: old_str matches 2 locations in a.txt - add more surrounding context to make it unique."
     );
     assert_eq!(
-        tool_msg(edit(&mut t, &mut host, &[("path", "a.txt"), ("old_str", "zzz"), ("new_str", "y")])),
+        tool_msg(edit(
+            &mut t,
+            &mut host,
+            &[("path", "a.txt"), ("old_str", "zzz"), ("new_str", "y")]
+        )),
         "file_edit: old_str not found in a.txt. Match must be exact including whitespace."
     );
     // Overlapping candidates count as PHP's substr_count does: "aaa" holds "aa" once.
     std::fs::write(w.0.join("b.txt"), "aaa").unwrap();
     read_then(&mut host, &w, "b.txt");
-    edit(&mut t, &mut host, &[("path", "b.txt"), ("old_str", "aa"), ("new_str", "b")]).unwrap();
+    edit(
+        &mut t,
+        &mut host,
+        &[("path", "b.txt"), ("old_str", "aa"), ("new_str", "b")],
+    )
+    .unwrap();
     assert_eq!(std::fs::read(w.0.join("b.txt")).unwrap(), b"ba");
 }
 
@@ -288,14 +315,27 @@ fn edit_cap_at_and_past_the_limit_and_binary() {
     host.mark_read(&root, &s(&w.0.join("c.txt"))).unwrap();
     let mut t = edit_tool(&w);
     t.max_bytes = 4;
-    edit(&mut t, &mut host, &[("path", "a.txt"), ("old_str", "b"), ("new_str", "B")]).unwrap();
+    edit(
+        &mut t,
+        &mut host,
+        &[("path", "a.txt"), ("old_str", "b"), ("new_str", "B")],
+    )
+    .unwrap();
     assert_eq!(
-        tool_msg(edit(&mut t, &mut host, &[("path", "b.txt"), ("old_str", "b"), ("new_str", "B")])),
+        tool_msg(edit(
+            &mut t,
+            &mut host,
+            &[("path", "b.txt"), ("old_str", "b"), ("new_str", "B")]
+        )),
         "file_edit: file too large to edit (5 bytes, limit 4): b.txt"
     );
     t.max_bytes = file_edit::DEFAULT_MAX_BYTES;
     assert_eq!(
-        tool_msg(edit(&mut t, &mut host, &[("path", "c.txt"), ("old_str", "ab"), ("new_str", "x")])),
+        tool_msg(edit(
+            &mut t,
+            &mut host,
+            &[("path", "c.txt"), ("old_str", "ab"), ("new_str", "x")]
+        )),
         "file_edit: Binary file; file_edit operates on text files only: c.txt"
     );
     assert_eq!(std::fs::read(w.0.join("c.txt")).unwrap(), b"ab\0cd");
@@ -309,10 +349,17 @@ fn edit_gate_messages() {
     let mut host = LogHost::default();
     let mut t = edit_tool(&w);
     let m = |t: &mut FileEdit, host: &mut LogHost, p: &str| {
-        tool_msg(edit(t, host, &[("path", p), ("old_str", "a"), ("new_str", "b")]))
+        tool_msg(edit(
+            t,
+            host,
+            &[("path", p), ("old_str", "a"), ("new_str", "b")],
+        ))
     };
     assert_eq!(m(&mut t, &mut host, ""), file_edit::REQUIRED_MESSAGE);
-    assert_eq!(m(&mut t, &mut host, "/etc/passwd"), file_edit::TRAVERSAL_MESSAGE);
+    assert_eq!(
+        m(&mut t, &mut host, "/etc/passwd"),
+        file_edit::TRAVERSAL_MESSAGE
+    );
     assert_eq!(m(&mut t, &mut host, "../x"), file_edit::TRAVERSAL_MESSAGE);
     assert_eq!(
         m(&mut t, &mut host, "composer.json"),
@@ -326,7 +373,10 @@ fn edit_gate_messages() {
         m(&mut t, &mut host, "vendor/x.txt"),
         "file_edit: Editing the 'vendor' directory is blocked."
     );
-    assert_eq!(m(&mut t, &mut host, "nope/x.txt"), "file_edit: file not found: nope/x.txt");
+    assert_eq!(
+        m(&mut t, &mut host, "nope/x.txt"),
+        "file_edit: file not found: nope/x.txt"
+    );
     t.noise_dirs.clear();
     assert_eq!(
         m(&mut t, &mut host, "vendor/x.txt"),
@@ -339,6 +389,12 @@ fn edit_gate_messages() {
 
 #[test]
 fn count_matches_is_non_overlapping() {
-    assert_eq!(file_edit::count_matches(b"aaaa", b"aa", usize::MAX), (2, Some(0)));
-    assert_eq!(file_edit::count_matches(b"xyz", b"q", usize::MAX), (0, None));
+    assert_eq!(
+        file_edit::count_matches(b"aaaa", b"aa", usize::MAX),
+        (2, Some(0))
+    );
+    assert_eq!(
+        file_edit::count_matches(b"xyz", b"q", usize::MAX),
+        (0, None)
+    );
 }

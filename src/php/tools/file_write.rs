@@ -156,7 +156,9 @@ pub(super) fn execute_tool<T: NativeTool>(
 
 fn config(this: &ZendObject) -> Result<FileWrite, Pending> {
     let mut t = FileWrite::new(text(&read_prop(scope(), this, P_ROOT)?));
-    t.allow_php_write = read_prop(scope(), this, P_ALLOW_PHP)?.bool().unwrap_or(false);
+    t.allow_php_write = read_prop(scope(), this, P_ALLOW_PHP)?
+        .bool()
+        .unwrap_or(false);
     t.max_bytes = read_prop(scope(), this, P_MAX)?
         .long()
         .unwrap_or(core::DEFAULT_MAX_BYTES);
@@ -323,13 +325,7 @@ pub fn register() -> ext_php_rs::error::Result<()> {
     }
     b.registration(|ce, _| {
         let private = MethodFlags::Private.bits();
-        zend::declare_typed_property(
-            ce,
-            P_ALLOW_PHP,
-            private,
-            zend::mask_type(MAY_BE_BOOL),
-            None,
-        );
+        zend::declare_typed_property(ce, P_ALLOW_PHP, private, zend::mask_type(MAY_BE_BOOL), None);
         zend::declare_typed_property(ce, P_MAX, private, zend::mask_type(MAY_BE_LONG), None);
         zend::declare_typed_property(ce, P_FOLLOW, private, zend::mask_type(MAY_BE_BOOL), None);
         zend::declare_typed_property(ce, P_ROOT, private, zend::mask_type(MAY_BE_STRING), None);

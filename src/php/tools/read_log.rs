@@ -50,9 +50,8 @@ fn slot() -> Option<*mut zval> {
     let name = ZendStr::new(PROP, false);
     // SAFETY: a registered class declaring the property; reading with the class as scope
     // (the function sets the engine's fake scope) returns the request's own slot.
-    let zv = unsafe {
-        zend_read_static_property_ex(ce, ptr::from_ref(&*name).cast_mut().cast(), true)
-    };
+    let zv =
+        unsafe { zend_read_static_property_ex(ce, ptr::from_ref(&*name).cast_mut().cast(), true) };
     if zv.is_null() {
         return None;
     }
