@@ -602,6 +602,7 @@ namespace PhpClaw\Tools\Security {
 namespace PhpClaw\Tools {
 
     use PhpClaw\Tools\Contracts\AuthorizableToolInterface;
+    use PhpClaw\Tools\Contracts\MutatingToolInterface;
     use PhpClaw\Tools\Contracts\ResettableInterface;
     use PhpClaw\Tools\Contracts\ToolAuthorizerInterface;
     use PhpClaw\Tools\Contracts\ToolInterface;
@@ -696,7 +697,7 @@ namespace PhpClaw\Tools {
         {
         }
 
-        /** Clear phpClaw's read log (FileReadLog) when it is installed. */
+        /** Clear the read log (phpClaw's FileReadLog when installed, else the extension's). */
         public function reset(): void
         {
         }
@@ -707,6 +708,185 @@ namespace PhpClaw\Tools {
         }
 
         /** The byte cap. */
+        public function maxBytes(): int
+        {
+        }
+    }
+
+    /** Native file_write: writes one file in the sandboxed workspace, atomically. */
+    final class FileWriteTool implements AuthorizableToolInterface, MutatingToolInterface, ToolInterface, ToolRoutingInterface
+    {
+        /** Workspace folder under the working directory when no root is given. */
+        public const DEFAULT_WORKSPACE_SUBPATH = 'storage/phpclaw';
+
+        /** Default content cap: 10 MB. */
+        public const DEFAULT_MAX_BYTES = 10485760;
+
+        /** Whether PHP files (php, phtml, phar) may be written. */
+        private bool $allowPhpWrite;
+
+        /** Content cap in bytes. */
+        private int $maxBytes;
+
+        /** Whether symlinks in paths are followed (their targets are judged again). */
+        private bool $followSymlinks;
+
+        /** The real workspace root when it existed at construction, else the configured path. */
+        private string $workspaceRoot;
+
+        /** The bound authorizer, if any. */
+        private ?ToolAuthorizerInterface $authorizer = null;
+
+        /** Configure the sandbox and the PHP-file permission. */
+        public function __construct(?string $workspaceRoot = null, bool $allowPhpWrite = false, int $maxBytes = self::DEFAULT_MAX_BYTES, bool $followSymlinks = false)
+        {
+        }
+
+        /** Bind the authorizer to consult, or null to allow every caller. */
+        public function withAuthorizer(?ToolAuthorizerInterface $authorizer): void
+        {
+        }
+
+        /** The capability core's tools require. */
+        public function requiredCapability(): string
+        {
+        }
+
+        /** Whether the caller may be offered the tool (console, else the capability). */
+        public function isEligibleForRouting(): bool
+        {
+        }
+
+        /** Example calls (none). */
+        public static function examples(): array
+        {
+        }
+
+        /** The tool name: file_write. */
+        public function name(): string
+        {
+        }
+
+        /** The description the model reads. */
+        public function description(): string
+        {
+        }
+
+        /** The input schema: path, content. */
+        public function inputSchema(): array
+        {
+        }
+
+        /** Write the file and return the JSON envelope; refusals throw ToolException. */
+        public function execute(array $input): string
+        {
+        }
+
+        /** The routing signals of file_write. */
+        public function routingMetadata(): ToolRoutingMetadata
+        {
+        }
+
+        /** The workspace root fixed at construction. */
+        public function workspaceRoot(): string
+        {
+        }
+
+        /** The content cap. */
+        public function maxBytes(): int
+        {
+        }
+    }
+
+    /** Native file_edit: replaces one unique string in a file file_read has read in this run. */
+    final class FileEditTool implements AuthorizableToolInterface, MutatingToolInterface, ResettableInterface, ToolInterface, ToolRoutingInterface
+    {
+        /** Workspace folder under the working directory when no root is given. */
+        public const DEFAULT_WORKSPACE_SUBPATH = 'storage/phpclaw';
+
+        /** Default size cap of an edited file: 2 MB. */
+        public const DEFAULT_MAX_BYTES = 2097152;
+
+        /** Noise folders refused by default. */
+        private const NOISE_BLOCKED_DIRS = ['vendor', 'node_modules'];
+
+        /** Whether symlinks in paths are followed (their targets are judged again). */
+        private bool $followSymlinks;
+
+        /** Noise folder names refused besides the security and edit folders. */
+        private array $noiseBlockedDirs;
+
+        /** Size cap of an edited file (at least 1). */
+        private int $maxBytes;
+
+        /** The root as configured, without trailing separator. */
+        private string $workspaceRootConfigured;
+
+        /** The real root, once it resolved. */
+        private ?string $workspaceRootResolved = null;
+
+        /** The extension's per-request read log, used when phpClaw's FileReadLog is absent. */
+        private static ?array $readLog = null;
+
+        /** The bound authorizer, if any. */
+        private ?ToolAuthorizerInterface $authorizer = null;
+
+        /** Configure the sandbox; maxBytes below 1 throws InvalidArgumentException. */
+        public function __construct(?string $workspaceRoot = null, bool $followSymlinks = false, array $noiseBlockedDirs = self::NOISE_BLOCKED_DIRS, int $maxBytes = self::DEFAULT_MAX_BYTES)
+        {
+        }
+
+        /** Bind the authorizer to consult, or null to allow every caller. */
+        public function withAuthorizer(?ToolAuthorizerInterface $authorizer): void
+        {
+        }
+
+        /** The capability core's tools require. */
+        public function requiredCapability(): string
+        {
+        }
+
+        /** Whether the caller may be offered the tool (console, else the capability). */
+        public function isEligibleForRouting(): bool
+        {
+        }
+
+        /** Example calls (none). */
+        public static function examples(): array
+        {
+        }
+
+        /** The tool name: file_edit. */
+        public function name(): string
+        {
+        }
+
+        /** The description the model reads. */
+        public function description(): string
+        {
+        }
+
+        /** The input schema: path, old_str, new_str. */
+        public function inputSchema(): array
+        {
+        }
+
+        /** Replace the unique match and return the JSON envelope; refusals throw ToolException. */
+        public function execute(array $input): string
+        {
+        }
+
+        /** The routing signals of file_edit. */
+        public function routingMetadata(): ToolRoutingMetadata
+        {
+        }
+
+        /** Clear the read log (phpClaw's FileReadLog when installed, else the extension's). */
+        public function reset(): void
+        {
+        }
+
+        /** The size cap. */
         public function maxBytes(): int
         {
         }

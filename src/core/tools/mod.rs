@@ -15,12 +15,17 @@
 //! The PHP side is a [`Host`]: it answers the authorizer's questions and anything else a tool
 //! needs from PHP, and its error type carries a pending PHP exception through untouched.
 
+pub mod atomic_write;
+pub mod file_edit;
 pub mod file_read;
+pub mod file_write;
 
 use crate::core::json::{self, EncodeError, EncodeOptions};
 use crate::core::lifecycle::{self, messages, retries, Failure, Lifecycle, Plan, Step};
 use crate::core::value::{Array, Value};
 
+#[cfg(test)]
+mod file_write_edit_tests;
 #[cfg(test)]
 mod tests;
 
@@ -39,6 +44,12 @@ pub trait Host {
     fn mark_read(&mut self, root: &str, path: &str) -> Result<(), Self::Error> {
         let _ = (root, path);
         Ok(())
+    }
+
+    /// Whether `path` was recorded as read inside `root` in this run (no log: never).
+    fn was_read(&mut self, root: &str, path: &str) -> Result<bool, Self::Error> {
+        let _ = (root, path);
+        Ok(false)
     }
 }
 

@@ -21,8 +21,11 @@
 
 pub mod blocked_paths;
 mod ffi;
+pub mod file_edit;
 pub mod file_read;
+pub mod file_write;
 pub mod mutability;
+mod read_log;
 
 use ext_php_rs::args::Arg;
 use ext_php_rs::builders::{ClassBuilder, FunctionBuilder};
@@ -78,24 +81,50 @@ impl Host for PhpHost<'_> {
         )
         .map(|_| ())
     }
+
+    fn was_read(&mut self, root: &str, path: &str) -> Result<bool, Pending> {
+        call_read_log("wasRead", &mut [zend::str_zval(root), zend::str_zval(path)])
+            .map(|v| v.is_some_and(|v| v.coerce_to_bool()))
+    }
 }
 
 /// Call a static method of phpClaw's `FileReadLog` when the class exists (autoloaded); nothing
 /// when it does not. The log is phpClaw's own per-request static, so a PHP FileEditTool and a
 /// native one later see the same reads, and a new request starts with an empty log.
+///
+/// Without phpClaw's class, the extension's own per-request log (`read_log`) answers
+/// `markRead`, `wasRead` and `reset`, so the native FileReadTool and FileEditTool still share
+/// one log that starts empty with every request.
 pub fn call_read_log(method: &str, args: &mut [Zval]) -> Result<Option<Zval>, Pending> {
     let Some(ce) = ClassEntry::try_find(READ_LOG_CLASS) else {
-        return if zend::pending() {
-            Err(Pending)
-        } else {
-            Ok(None)
-        };
+        if zend::pending() {
+            return Err(Pending);
+        }
+        return Ok(Some(native_read_log(method, args)));
     };
     let ptr = std::ptr::from_ref(ce).cast_mut().cast();
     let Some(func) = zend::find_method(ptr, method) else {
         return Ok(None);
     };
     zend::call_static(ptr, func, args).map(Some)
+}
+
+/// The extension's own read log, for `call_read_log` without phpClaw's class.
+fn native_read_log(method: &str, args: &[Zval]) -> Zval {
+    let text = |i: usize| {
+        args.get(i)
+            .and_then(Zval::zend_str)
+            .map(|s| String::from_utf8_lossy(s.as_bytes()).into_owned())
+            .unwrap_or_default()
+    };
+    let mut out = Zval::null();
+    match method {
+        "markRead" => read_log::mark(&text(0), &text(1)),
+        "wasRead" => out.set_bool(read_log::was(&text(0), &text(1))),
+        "reset" => read_log::reset(),
+        _ => {}
+    }
+    out
 }
 
 /// Raise a core failure as the PHP exception the reference throws.
@@ -310,5 +339,7 @@ pub fn register() -> ext_php_rs::error::Result<()> {
     blocked_paths::register()?;
     mutability::register()?;
     file_read::register()?;
+    file_write::register()?;
+    file_edit::register()?;
     Ok(())
 }

@@ -1,0 +1,333 @@
+//! `file_edit`: replace one unique string in a workspace file (spec "file_edit"; phpClaw's
+//! FileEditTool, public repository phpclaw-php/phpclaw-monorepo).
+//!
+//! Rules:
+//! - the root is resolved lazily like file_read's (configured path, real path cached once it
+//!   resolves); a missing root fails at execute(), not at construction;
+//! - the path is `path`, else the legacy `file` (PHP `??`: a null value falls through), not
+//!   trimmed; it and `old_str` must be non-empty;
+//! - an absolute path is traversal; file_edit's rules (file_read's plus the build files and
+//!   `.github`, `.git`, `.circleci`, with the tool's own noise folders) judge the path as given,
+//!   the workspace resolves it (file_edit policy), and the rules judge the real path again;
+//! - the file must have been read by file_read in this run (the host's read log, keyed by the
+//!   real root and the real path);
+//! - files over `maxBytes` (2 MB by default) are refused by their size before any read; the
+//!   first 8192 bytes are sniffed and a NUL byte refuses a binary;
+//! - `old_str` must occur exactly once (non-overlapping count, as `substr_count`): zero or two
+//!   and more fail, and the messages never quote old_str or new_str;
+//! - the single occurrence is replaced and the file written atomically
+//!   (`super::atomic_write`); the answer is `{status: edited, file, line_changed}` where the
+//!   line is the 1-based line the match starts on.
+
+use std::fs::File;
+use std::io::{Read as _, Seek as _, SeekFrom};
+use std::path::PathBuf;
+
+use super::atomic_write::write_atomically;
+use super::file_read::{php_string, resolve_root, BINARY_SNIFF_BYTES};
+use super::{success, Host, NativeTool, ToolError};
+use crate::core::security::blocked_paths::NOISE_DIRS;
+use crate::core::security::file_rules::{check_file_edit_with, sanitize_for_message};
+use crate::core::security::workspace::{is_absolute, Tool, Workspace};
+use crate::core::value::{Array, Value};
+
+/// `name()`.
+pub const NAME: &str = "file_edit";
+/// `description()`: the reference's, with the spec's instruction about file_read's prefix.
+pub const DESCRIPTION: &str = "Edit a file by replacing old_str with new_str. old_str must appear exactly once. Copy old_str from the file text only, never the line-number prefix file_read adds. Use for targeted fixes; use file_write only for whole new files.";
+/// `FileEditTool::DEFAULT_WORKSPACE_SUBPATH`.
+pub const DEFAULT_WORKSPACE_SUBPATH: &str = "storage/phpclaw";
+/// `FileEditTool::DEFAULT_MAX_BYTES`: 2 MB.
+pub const DEFAULT_MAX_BYTES: i64 = 2_097_152;
+/// The FORBIDDEN message's subject.
+pub const FORBIDDEN_SUBJECT: &str = "edit a file in the workspace";
+/// `InvalidArgumentException` message of a `maxBytes` below 1.
+pub const MAX_BYTES_MESSAGE: &str = "maxBytes must be greater than 0.";
+/// Missing path or old_str.
+pub const REQUIRED_MESSAGE: &str = "file_edit: path and old_str are required.";
+/// Traversal refusal.
+pub const TRAVERSAL_MESSAGE: &str = "file_edit: Path traversal detected: access denied.";
+/// The input keys the tool reads.
+pub const INPUT_KEYS: [&str; 4] = ["path", "file", "old_str", "new_str"];
+
+/// Routing signals: domains, tags, intents, examples.
+pub const ROUTING: [&[&str]; 4] = [
+    &["filesystem", "code"],
+    &["edit", "replace", "modify", "patch", "change"],
+    &["edit file", "replace string"],
+    &["change the timeout in config.php"],
+];
+
+/// `inputSchema()`.
+pub fn input_schema() -> Value {
+    let prop =
+        |description: &str| Value::from_pairs([("type", "string"), ("description", description)]);
+    Value::from_pairs([
+        ("type", Value::str("object")),
+        (
+            "properties",
+            Value::from_pairs([
+                ("path", prop("Workspace-relative path of the file to edit.")),
+                (
+                    "old_str",
+                    prop("Exact unique string to replace, with enough surrounding context to be unique."),
+                ),
+                ("new_str", prop("Replacement string.")),
+            ]),
+        ),
+        ("required", Value::list(["path", "old_str", "new_str"])),
+    ])
+}
+
+/// A file_edit tool: configuration and the root cache.
+#[derive(Debug, Clone)]
+pub struct FileEdit {
+    /// The root as configured.
+    pub root_configured: String,
+    /// The real root, once resolved.
+    pub root_resolved: Option<String>,
+    /// Size cap in bytes (at least 1).
+    pub max_bytes: i64,
+    /// Symlinks in paths followed (their targets judged again).
+    pub follow_symlinks: bool,
+    /// Noise folder names refused besides the security and edit ones.
+    pub noise_dirs: Vec<String>,
+}
+
+/// The planned edit.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Planned {
+    /// The path as given (answers and messages).
+    pub file: String,
+    /// The real file.
+    pub real: PathBuf,
+    /// Its whole content.
+    pub contents: Vec<u8>,
+    /// Where the single match starts.
+    pub at: usize,
+    /// The text replaced.
+    pub old: Vec<u8>,
+    /// The replacement.
+    pub new: Vec<u8>,
+}
+
+/// What was done.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Edited {
+    /// The path as given.
+    pub file: String,
+    /// 1-based line the match started on.
+    pub line: i64,
+}
+
+/// Non-overlapping occurrences of `needle` (PHP `substr_count`), counting at most `limit`.
+pub fn count_matches(haystack: &[u8], needle: &[u8], limit: usize) -> (usize, Option<usize>) {
+    let mut first = None;
+    let mut n = 0;
+    for at in memchr::memmem::find_iter(haystack, needle) {
+        first.get_or_insert(at);
+        n += 1;
+        if n >= limit {
+            break;
+        }
+    }
+    (n, first)
+}
+
+impl FileEdit {
+    /// A tool with the reference defaults for everything but the root.
+    pub fn new(root_configured: String) -> FileEdit {
+        FileEdit {
+            root_configured,
+            root_resolved: None,
+            max_bytes: DEFAULT_MAX_BYTES,
+            follow_symlinks: false,
+            noise_dirs: NOISE_DIRS.iter().map(|s| (*s).to_string()).collect(),
+        }
+    }
+
+    /// The real root once it resolves (cached), else the configured path.
+    pub fn workspace_root(&mut self) -> String {
+        if let Some(r) = &self.root_resolved {
+            return r.clone();
+        }
+        match resolve_root(&self.root_configured) {
+            Some(real) => {
+                self.root_resolved = Some(real.clone());
+                real
+            }
+            None => self.root_configured.clone(),
+        }
+    }
+
+    fn check(&self, path: &str) -> Result<(), String> {
+        let noise: Vec<&str> = self.noise_dirs.iter().map(String::as_str).collect();
+        check_file_edit_with(path, &noise).map_err(|r| r.message)
+    }
+
+    /// The whole gate: (real file, real root).
+    pub fn gate(&mut self, file: &str) -> Result<(PathBuf, String), String> {
+        if is_absolute(file) {
+            return Err(TRAVERSAL_MESSAGE.to_string());
+        }
+        if !file.contains('\0') {
+            self.check(file)?;
+        }
+        let root = self.workspace_root();
+        let ws = Workspace::new(&root)
+            .map_err(|e| e.refusal(Tool::FileEdit).message)?
+            .with_follow_symlinks(self.follow_symlinks);
+        let resolved = ws
+            .resolve_for(Tool::FileEdit, file)
+            .map_err(|e| e.refusal().message)?;
+        self.check(&resolved.display)?;
+        self.check(&resolved.real_relative)?;
+        Ok((resolved.real, ws.root().to_string_lossy().into_owned()))
+    }
+
+    /// Read the whole file through one handle: size first (fstat), then the binary sniff,
+    /// then the content.
+    pub fn read(&self, real: &PathBuf, file: &str) -> Result<Vec<u8>, String> {
+        let s = sanitize_for_message(file);
+        let cannot = || format!("file_edit: cannot read: {s}");
+        let mut handle = File::open(real).map_err(|_| cannot())?;
+        let meta = handle.metadata().map_err(|_| cannot())?;
+        if meta.len() > self.max_bytes.max(0) as u64 {
+            return Err(format!(
+                "file_edit: file too large to edit ({} bytes, limit {}): {s}",
+                meta.len(),
+                self.max_bytes
+            ));
+        }
+        let mut sample = Vec::with_capacity(BINARY_SNIFF_BYTES);
+        (&mut handle)
+            .take(BINARY_SNIFF_BYTES as u64)
+            .read_to_end(&mut sample)
+            .map_err(|_| cannot())?;
+        if memchr::memchr(0, &sample).is_some() {
+            return Err(format!(
+                "file_edit: Binary file; file_edit operates on text files only: {s}"
+            ));
+        }
+        handle.seek(SeekFrom::Start(0)).map_err(|_| cannot())?;
+        // Never more than the cap (plus one byte to notice growth since the fstat).
+        let mut contents = Vec::with_capacity(meta.len() as usize);
+        (&mut handle)
+            .take(self.max_bytes.max(0) as u64 + 1)
+            .read_to_end(&mut contents)
+            .map_err(|_| cannot())?;
+        if contents.len() as u64 > self.max_bytes.max(0) as u64 {
+            return Err(format!(
+                "file_edit: file too large to edit ({} bytes, limit {}): {s}",
+                contents.len(),
+                self.max_bytes
+            ));
+        }
+        Ok(contents)
+    }
+}
+
+impl NativeTool for FileEdit {
+    type Input = Planned;
+    type Execution = Edited;
+
+    fn forbidden_subject(&self) -> &'static str {
+        FORBIDDEN_SUBJECT
+    }
+
+    fn plan<H: Host>(
+        &mut self,
+        input: &Value,
+        host: &mut H,
+    ) -> Result<Planned, ToolError<H::Error>> {
+        let empty = Array::new();
+        let input = input.as_array().unwrap_or(&empty);
+        let given = |k: &str| input.get(k).filter(|v| !matches!(v, Value::Null));
+        let raw = given("path")
+            .or_else(|| given("file"))
+            .and_then(php_string)
+            .unwrap_or_default();
+        let old = input
+            .get("old_str")
+            .and_then(php_string)
+            .unwrap_or_default();
+        if raw.is_empty() || old.is_empty() {
+            return Err(ToolError::tool(REQUIRED_MESSAGE));
+        }
+        let Ok(file) = String::from_utf8(raw.clone()) else {
+            // No file in the sandbox can be named by bytes that are not UTF-8 text here.
+            return Err(ToolError::Tool(format!(
+                "file_edit: file not found: {}",
+                sanitize_for_message(&String::from_utf8_lossy(&raw))
+            )));
+        };
+        let (real, root) = self.gate(&file).map_err(ToolError::Tool)?;
+        let real_text = real.to_string_lossy();
+        if !host.was_read(&root, &real_text).map_err(ToolError::Host)? {
+            return Err(ToolError::Tool(format!(
+                "file_edit: file_read must be called on {} before editing it.",
+                sanitize_for_message(&file)
+            )));
+        }
+        let contents = self.read(&real, &file).map_err(ToolError::Tool)?;
+        let s = sanitize_for_message(&file);
+        let (count, first) = count_matches(&contents, &old, usize::MAX);
+        let at = match (count, first) {
+            (1, Some(at)) => at,
+            (0, _) | (_, None) => {
+                return Err(ToolError::Tool(format!(
+                    "file_edit: old_str not found in {s}. Match must be exact including whitespace."
+                )))
+            }
+            (n, _) => {
+                return Err(ToolError::Tool(format!(
+                    "file_edit: old_str matches {n} locations in {s} - add more surrounding context to make it unique."
+                )))
+            }
+        };
+        let new = input
+            .get("new_str")
+            .and_then(php_string)
+            .unwrap_or_default();
+        Ok(Planned {
+            file,
+            real,
+            contents,
+            at,
+            old,
+            new,
+        })
+    }
+
+    fn perform<H: Host>(
+        &mut self,
+        input: &Planned,
+        _host: &mut H,
+    ) -> Result<Edited, ToolError<H::Error>> {
+        let before = &input.contents[..input.at];
+        let line = memchr::memchr_iter(b'\n', before).count() as i64 + 1;
+        let after = &input.contents[input.at + input.old.len()..];
+        let mut out = Vec::with_capacity(before.len() + input.new.len() + after.len());
+        out.extend_from_slice(before);
+        out.extend_from_slice(&input.new);
+        out.extend_from_slice(after);
+        write_atomically(&input.real, &out, &input.file, NAME, "edit").map_err(ToolError::Tool)?;
+        Ok(Edited {
+            file: input.file.clone(),
+            line,
+        })
+    }
+
+    fn complete(&mut self, edited: &Edited, _input: &Planned) -> Value {
+        let data = Value::from_pairs([
+            ("status", Value::str("edited")),
+            ("file", Value::str(&edited.file)),
+            ("line_changed", Value::Int(edited.line)),
+        ]);
+        let meta = Value::from_pairs([
+            ("mode", Value::str("edit")),
+            ("line_changed", Value::Int(edited.line)),
+        ]);
+        success(data, meta, Value::Array(Array::new()))
+    }
+}

@@ -1,0 +1,400 @@
+//! Tests of file_write, file_edit and the atomic write, on real temporary folders.
+
+use super::atomic_write::{ensure_parent_directory, write_atomically};
+use super::file_edit::{self, FileEdit};
+use super::file_read::{self, FileRead};
+use super::file_write::{self, FileWrite};
+use super::*;
+use crate::core::value::Value;
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+
+/// A host with an in-memory read log.
+#[derive(Default)]
+struct LogHost {
+    read: HashSet<(String, String)>,
+}
+
+impl Host for LogHost {
+    type Error = &'static str;
+    fn running_in_console(&mut self) -> Result<bool, &'static str> {
+        Ok(false)
+    }
+    fn allows(&mut self) -> Result<bool, &'static str> {
+        Ok(true)
+    }
+    fn mark_read(&mut self, root: &str, path: &str) -> Result<(), &'static str> {
+        self.read.insert((root.to_string(), path.to_string()));
+        Ok(())
+    }
+    fn was_read(&mut self, root: &str, path: &str) -> Result<bool, &'static str> {
+        Ok(self.read.contains(&(root.to_string(), path.to_string())))
+    }
+}
+
+struct Ws(PathBuf);
+impl Drop for Ws {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn ws(tag: &str) -> Ws {
+    let dir = tempfile::Builder::new()
+        .prefix(&format!("phpclaw-fwe-{tag}-"))
+        .tempdir()
+        .expect("temp dir")
+        .keep();
+    Ws(std::fs::canonicalize(dir).expect("real"))
+}
+
+fn s(p: &Path) -> String {
+    p.to_string_lossy().into_owned()
+}
+
+fn input(pairs: &[(&str, &str)]) -> Value {
+    Value::from_pairs(pairs.iter().map(|(k, v)| (*k, Value::str(v))))
+}
+
+fn write(tool: &mut FileWrite, pairs: &[(&str, &str)]) -> Result<String, ToolError<&'static str>> {
+    run(tool, &mut LogHost::default(), &input(pairs)).map(|v| String::from_utf8(v).unwrap())
+}
+
+fn tool_msg<T>(r: Result<T, ToolError<&'static str>>) -> String {
+    match r {
+        Err(ToolError::Tool(m)) => m,
+        Err(e) => panic!("not a tool error: {e:?}"),
+        Ok(_) => panic!("expected a failure"),
+    }
+}
+
+#[test]
+fn write_creates_parents_and_answers_the_reference_envelope() {
+    let w = ws("w");
+    let mut t = FileWrite::new(s(&w.0));
+    let out = write(&mut t, &[("path", "sub/dir/a.txt"), ("content", "hello")]).unwrap();
+    assert_eq!(
+        out,
+        r#"{"success":true,"data":{"path":"sub/dir/a.txt","bytes_written":5},"meta":{"mode":"write","message":"Written 5 bytes to sub/dir/a.txt."},"warnings":[]}"#
+    );
+    assert_eq!(std::fs::read(w.0.join("sub/dir/a.txt")).unwrap(), b"hello");
+}
+
+#[test]
+fn write_cap_at_and_past_the_limit() {
+    let w = ws("cap");
+    let mut t = FileWrite::new(s(&w.0));
+    t.max_bytes = 4;
+    assert!(write(&mut t, &[("path", "a.txt"), ("content", "abcd")]).is_ok());
+    assert_eq!(
+        tool_msg(write(&mut t, &[("path", "a.txt"), ("content", "abcde")])),
+        "Content size (5 bytes) exceeds max allowed (4 bytes)."
+    );
+    assert_eq!(std::fs::read(w.0.join("a.txt")).unwrap(), b"abcd");
+}
+
+#[test]
+fn write_refusals_in_reference_order() {
+    let w = ws("ref");
+    let mut t = FileWrite::new(s(&w.0));
+    let m = |t: &mut FileWrite, p: &str| tool_msg(write(t, &[("path", p), ("content", "x")]));
+    assert_eq!(m(&mut t, "  "), "No file path provided.");
+    assert_eq!(m(&mut t, "../.env"), file_write::TRAVERSAL_MESSAGE);
+    assert_eq!(m(&mut t, "a/../b.txt"), file_write::TRAVERSAL_MESSAGE);
+    assert_eq!(
+        m(&mut t, "x.php"),
+        "Writing .php files is blocked by default. Enable allowPhpWrite to permit it."
+    );
+    assert_eq!(
+        m(&mut t, "run.sh"),
+        "Writing files with extension '.sh' is blocked."
+    );
+    assert_eq!(
+        m(&mut t, "system/a.txt"),
+        "Writing to the 'system' directory is blocked."
+    );
+    assert_eq!(
+        m(&mut t, "composer.json"),
+        "Writing to 'composer.json' is blocked."
+    );
+    t.allow_php_write = true;
+    assert!(write(&mut t, &[("path", "ok.php"), ("content", "<?php")]).is_ok());
+    assert_eq!(
+        m(&mut t, "deploy.sh"),
+        "Writing files with extension '.sh' is blocked."
+    );
+}
+
+#[test]
+fn write_strips_a_repeated_root_and_leading_slashes() {
+    let w = ws("strip");
+    let root = s(&w.0);
+    let tail = w.0.file_name().unwrap().to_string_lossy().into_owned();
+    assert_eq!(
+        file_write::normalize_workspace_path(&format!("{tail}/a.txt"), &root),
+        "a.txt"
+    );
+    assert_eq!(
+        file_write::normalize_workspace_path(&format!("{root}/b/c.txt"), &root),
+        "b/c.txt"
+    );
+    assert_eq!(
+        file_write::normalize_workspace_path("//x.txt", &root),
+        "x.txt"
+    );
+    let mut t = FileWrite::new(root);
+    write(&mut t, &[("path", "/lead.txt"), ("content", "1")]).unwrap();
+    assert!(w.0.join("lead.txt").is_file());
+}
+
+#[test]
+fn write_creates_a_missing_root() {
+    let w = ws("mk");
+    let root = w.0.join("deep/root");
+    let mut t = FileWrite::new(file_write::constructed_root(Some(&s(&root)), "/"));
+    write(&mut t, &[("path", "n.txt"), ("content", "1")]).unwrap();
+    assert_eq!(std::fs::read(root.join("n.txt")).unwrap(), b"1");
+}
+
+#[cfg(unix)]
+#[test]
+fn write_refuses_symlinks_unless_followed_and_then_only_inside() {
+    let w = ws("sym");
+    let out = ws("symout");
+    std::os::unix::fs::symlink(&out.0, w.0.join("l")).unwrap();
+    let mut t = FileWrite::new(s(&w.0));
+    assert_eq!(
+        tool_msg(write(&mut t, &[("path", "l/x.txt"), ("content", "x")])),
+        "Path traversal detected: path contains a symlink."
+    );
+    t.follow_symlinks = true;
+    assert!(write(&mut t, &[("path", "l/x.txt"), ("content", "x")]).is_err());
+    assert!(!out.0.join("x.txt").exists());
+    std::fs::create_dir(w.0.join("real")).unwrap();
+    std::os::unix::fs::symlink(w.0.join("real"), w.0.join("in")).unwrap();
+    write(&mut t, &[("path", "in/y.txt"), ("content", "y")]).unwrap();
+    assert_eq!(std::fs::read(w.0.join("real/y.txt")).unwrap(), b"y");
+}
+
+#[test]
+fn atomic_write_failure_leaves_the_old_file_and_no_temp() {
+    let w = ws("atom");
+    let target = w.0.join("t.txt");
+    std::fs::write(&target, "OLD").unwrap();
+    // A rename onto a non-empty folder fails after the temp file was written.
+    let dir_target = w.0.join("d");
+    std::fs::create_dir(&dir_target).unwrap();
+    std::fs::write(dir_target.join("keep"), "k").unwrap();
+    let e = write_atomically(&dir_target, b"NEW", "d", "file_write", "write").unwrap_err();
+    assert_eq!(e, "file_write: failed to finalize write: d");
+    // A missing folder: no temp file can be made.
+    let e = write_atomically(
+        &w.0.join("no/t.txt"),
+        b"NEW",
+        "no/t.txt",
+        "file_edit",
+        "edit",
+    )
+    .unwrap_err();
+    assert_eq!(e, "file_edit: failed to create temp file for write.");
+    assert_eq!(std::fs::read(&target).unwrap(), b"OLD");
+    let strays: Vec<_> = std::fs::read_dir(&w.0)
+        .unwrap()
+        .filter_map(Result::ok)
+        .filter(|e| e.file_name().to_string_lossy().starts_with(".phpclaw-"))
+        .collect();
+    assert!(strays.is_empty());
+    write_atomically(&target, b"NEW", "t.txt", "file_write", "write").unwrap();
+    assert_eq!(std::fs::read(&target).unwrap(), b"NEW");
+}
+
+#[cfg(unix)]
+#[test]
+fn atomic_write_keeps_the_mode_of_an_existing_file() {
+    use std::os::unix::fs::PermissionsExt as _;
+    let w = ws("mode");
+    let target = w.0.join("m.txt");
+    std::fs::write(&target, "a").unwrap();
+    std::fs::set_permissions(&target, std::fs::Permissions::from_mode(0o640)).unwrap();
+    write_atomically(&target, b"b", "m.txt", "file_edit", "edit").unwrap();
+    let mode = std::fs::metadata(&target).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o640);
+}
+
+#[test]
+fn parents_are_not_created_through_a_file() {
+    let w = ws("par");
+    std::fs::write(w.0.join("f"), "x").unwrap();
+    assert!(ensure_parent_directory(&w.0.join("f/g/h.txt")).is_err());
+    ensure_parent_directory(&w.0.join("a/b/c.txt")).unwrap();
+    assert!(w.0.join("a/b").is_dir());
+}
+
+fn edit_tool(w: &Ws) -> FileEdit {
+    FileEdit::new(s(&w.0))
+}
+
+fn read_then(host: &mut LogHost, w: &Ws, path: &str) {
+    let mut r = FileRead::new(s(&w.0));
+    run(&mut r, host, &input(&[("path", path)])).unwrap();
+}
+
+fn edit(
+    t: &mut FileEdit,
+    host: &mut LogHost,
+    pairs: &[(&str, &str)],
+) -> Result<String, ToolError<&'static str>> {
+    run(t, host, &input(pairs)).map(|v| String::from_utf8(v).unwrap())
+}
+
+#[test]
+fn edit_requires_a_prior_read_and_replaces_one_match() {
+    let w = ws("e1");
+    std::fs::write(w.0.join("a.txt"), "one\nTARGET\nthree\n").unwrap();
+    let mut host = LogHost::default();
+    let mut t = edit_tool(&w);
+    let args = [("path", "a.txt"), ("old_str", "TARGET"), ("new_str", "X")];
+    assert_eq!(
+        tool_msg(edit(&mut t, &mut host, &args)),
+        "file_edit: file_read must be called on a.txt before editing it."
+    );
+    read_then(&mut host, &w, "a.txt");
+    let out = edit(&mut t, &mut host, &args).unwrap();
+    assert_eq!(
+        out,
+        r#"{"success":true,"data":{"status":"edited","file":"a.txt","line_changed":2},"meta":{"mode":"edit","line_changed":2},"warnings":[]}"#
+    );
+    assert_eq!(
+        std::fs::read(w.0.join("a.txt")).unwrap(),
+        b"one\nX\nthree\n"
+    );
+}
+
+#[test]
+fn edit_zero_and_two_matches_fail_without_quoting_the_strings() {
+    let w = ws("e2");
+    std::fs::write(w.0.join("a.txt"), "dup dup").unwrap();
+    let mut host = LogHost::default();
+    read_then(&mut host, &w, "a.txt");
+    let mut t = edit_tool(&w);
+    assert_eq!(
+        tool_msg(edit(&mut t, &mut host, &[("path", "a.txt"), ("old_str", "dup"), ("new_str", "SECRETNEW")])),
+        "file_edit: old_str matches 2 locations in a.txt - add more surrounding context to make it unique."
+    );
+    assert_eq!(
+        tool_msg(edit(
+            &mut t,
+            &mut host,
+            &[("path", "a.txt"), ("old_str", "zzz"), ("new_str", "y")]
+        )),
+        "file_edit: old_str not found in a.txt. Match must be exact including whitespace."
+    );
+    // Overlapping candidates count as PHP's substr_count does: "aaa" holds "aa" once.
+    std::fs::write(w.0.join("b.txt"), "aaa").unwrap();
+    read_then(&mut host, &w, "b.txt");
+    edit(
+        &mut t,
+        &mut host,
+        &[("path", "b.txt"), ("old_str", "aa"), ("new_str", "b")],
+    )
+    .unwrap();
+    assert_eq!(std::fs::read(w.0.join("b.txt")).unwrap(), b"ba");
+}
+
+#[test]
+fn edit_cap_at_and_past_the_limit_and_binary() {
+    let w = ws("e3");
+    std::fs::write(w.0.join("a.txt"), "abcd").unwrap();
+    std::fs::write(w.0.join("b.txt"), "abcde").unwrap();
+    std::fs::write(w.0.join("c.txt"), b"ab\0cd").unwrap();
+    let mut host = LogHost::default();
+    for p in ["a.txt", "b.txt"] {
+        read_then(&mut host, &w, p);
+    }
+    let root = s(&w.0);
+    host.mark_read(&root, &s(&w.0.join("c.txt"))).unwrap();
+    let mut t = edit_tool(&w);
+    t.max_bytes = 4;
+    edit(
+        &mut t,
+        &mut host,
+        &[("path", "a.txt"), ("old_str", "b"), ("new_str", "B")],
+    )
+    .unwrap();
+    assert_eq!(
+        tool_msg(edit(
+            &mut t,
+            &mut host,
+            &[("path", "b.txt"), ("old_str", "b"), ("new_str", "B")]
+        )),
+        "file_edit: file too large to edit (5 bytes, limit 4): b.txt"
+    );
+    t.max_bytes = file_edit::DEFAULT_MAX_BYTES;
+    assert_eq!(
+        tool_msg(edit(
+            &mut t,
+            &mut host,
+            &[("path", "c.txt"), ("old_str", "ab"), ("new_str", "x")]
+        )),
+        "file_edit: Binary file; file_edit operates on text files only: c.txt"
+    );
+    assert_eq!(std::fs::read(w.0.join("c.txt")).unwrap(), b"ab\0cd");
+}
+
+#[test]
+fn edit_gate_messages() {
+    let w = ws("e4");
+    std::fs::create_dir_all(w.0.join("vendor")).unwrap();
+    std::fs::write(w.0.join("vendor/x.txt"), "a").unwrap();
+    let mut host = LogHost::default();
+    let mut t = edit_tool(&w);
+    let m = |t: &mut FileEdit, host: &mut LogHost, p: &str| {
+        tool_msg(edit(
+            t,
+            host,
+            &[("path", p), ("old_str", "a"), ("new_str", "b")],
+        ))
+    };
+    assert_eq!(m(&mut t, &mut host, ""), file_edit::REQUIRED_MESSAGE);
+    assert_eq!(
+        m(&mut t, &mut host, "/etc/passwd"),
+        file_edit::TRAVERSAL_MESSAGE
+    );
+    assert_eq!(m(&mut t, &mut host, "../x"), file_edit::TRAVERSAL_MESSAGE);
+    assert_eq!(
+        m(&mut t, &mut host, "composer.json"),
+        "file_edit: Access to 'composer.json' is blocked."
+    );
+    assert_eq!(
+        m(&mut t, &mut host, ".github/ci.yml"),
+        "file_edit: Editing the '.github' directory is blocked."
+    );
+    assert_eq!(
+        m(&mut t, &mut host, "vendor/x.txt"),
+        "file_edit: Editing the 'vendor' directory is blocked."
+    );
+    assert_eq!(
+        m(&mut t, &mut host, "nope/x.txt"),
+        "file_edit: file not found: nope/x.txt"
+    );
+    t.noise_dirs.clear();
+    assert_eq!(
+        m(&mut t, &mut host, "vendor/x.txt"),
+        "file_edit: file_read must be called on vendor/x.txt before editing it."
+    );
+    let mut missing = FileEdit::new(s(&w.0.join("missing")));
+    assert!(m(&mut missing, &mut host, "a.txt").starts_with("Workspace root not found"));
+    let _ = file_read::DEFAULT_MAX_BYTES;
+}
+
+#[test]
+fn count_matches_is_non_overlapping() {
+    assert_eq!(
+        file_edit::count_matches(b"aaaa", b"aa", usize::MAX),
+        (2, Some(0))
+    );
+    assert_eq!(
+        file_edit::count_matches(b"xyz", b"q", usize::MAX),
+        (0, None)
+    );
+}

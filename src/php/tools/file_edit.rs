@@ -1,0 +1,269 @@
+//! `PhpClaw\Tools\FileEditTool`, native: the class phpClaw declares (constructor
+//! `(?string $workspaceRoot = null, bool $followSymlinks = false, array $noiseBlockedDirs =
+//! BlockedPaths::NOISE_DIRS, int $maxBytes = 2097152)`, constants, `maxBytes()`, `reset()`),
+//! a MutatingToolInterface and ResettableInterface, with every decision in
+//! `core::tools::file_edit`.
+//!
+//! The read log: the prior-read gate asks phpClaw's `FileReadLog::wasRead($root, $realPath)`
+//! when that class exists, else the extension's per-request log (`super::read_log`, kept in
+//! this class's private static `$readLog`); `reset()` clears whichever is in use.
+
+use ext_php_rs::args::Arg;
+use ext_php_rs::builders::FunctionBuilder;
+use ext_php_rs::flags::{ConstantFlags, DataType, MethodFlags};
+use ext_php_rs::types::{ZendObject, Zval};
+use ext_php_rs::zend::{ClassEntry, ExecuteData};
+
+use super::super::values;
+use super::super::zend::{self, ClassSlot, Frame, Pending};
+use super::file_write::{
+    bool_arg, execute_tool, getter, long_arg, mutating_ce, nullable_string_arg, read_prop, text,
+    MAY_BE_BOOL, MAY_BE_LONG, MAY_BE_STRING,
+};
+use super::{call_read_log, read_log, routing_metadata, tool_class, Extras};
+use crate::core::security::blocked_paths::NOISE_DIRS;
+use crate::core::tools::file_edit::{self as core, FileEdit};
+
+/// The class name.
+pub const NAME: &str = "PhpClaw\\Tools\\FileEditTool";
+
+pub static FILE_EDIT: ClassSlot = ClassSlot::new();
+
+const P_FOLLOW: &str = "followSymlinks";
+const P_NOISE: &str = "noiseBlockedDirs";
+const P_MAX: &str = "maxBytes";
+const P_CONFIGURED: &str = "workspaceRootConfigured";
+const P_RESOLVED: &str = "workspaceRootResolved";
+
+/// `ZEND_ACC_STATIC`.
+const ACC_STATIC: u32 = 1 << 4;
+
+fn scope() -> *mut ext_php_rs::ffi::zend_class_entry {
+    FILE_EDIT.ptr()
+}
+
+fn config(this: &ZendObject) -> Result<FileEdit, Pending> {
+    let mut t = FileEdit::new(text(&read_prop(scope(), this, P_CONFIGURED)?));
+    t.root_resolved = read_prop(scope(), this, P_RESOLVED)?
+        .zend_str()
+        .map(|s| String::from_utf8_lossy(s.as_bytes()).into_owned());
+    t.max_bytes = read_prop(scope(), this, P_MAX)?
+        .long()
+        .unwrap_or(core::DEFAULT_MAX_BYTES);
+    t.follow_symlinks = read_prop(scope(), this, P_FOLLOW)?.bool().unwrap_or(false);
+    let noise = read_prop(scope(), this, P_NOISE)?;
+    t.noise_dirs = Vec::new();
+    if let Some(ht) = noise.array() {
+        zend::for_each_entry(ht, |_, v| {
+            // The reference compares strictly: only strings can match a folder name.
+            if let Some(s) = v
+                .zend_str()
+                .and_then(|s| std::str::from_utf8(s.as_bytes()).ok())
+            {
+                t.noise_dirs.push(s.to_string());
+            }
+            true
+        });
+    }
+    Ok(t)
+}
+
+extern "C" fn construct(ex: &mut ExecuteData, _rv: &mut Zval) {
+    let f = Frame::new(ex);
+    if !f.check_count(0, 4) {
+        return;
+    }
+    let Some(this) = f.this() else { return };
+    let Ok(root) = nullable_string_arg(&f, 0) else {
+        return;
+    };
+    let Some(follow) = bool_arg(&f, 1, false) else {
+        return;
+    };
+    let noise = match f.arg(2) {
+        None => super::string_list(NOISE_DIRS),
+        Some(_) => match f.array(2) {
+            Some(a) => zend::share(a),
+            None => return,
+        },
+    };
+    let Some(max) = long_arg(&f, 3, core::DEFAULT_MAX_BYTES) else {
+        return;
+    };
+    let mut follow_zv = Zval::new();
+    follow_zv.set_bool(follow);
+    let mut max_zv = Zval::new();
+    max_zv.set_long(max);
+    zend::write_property(scope(), this, P_FOLLOW, &mut follow_zv);
+    zend::write_property(scope(), this, P_NOISE, &mut { noise });
+    zend::write_property(scope(), this, P_MAX, &mut max_zv);
+    if max < 1 {
+        if let Some(ce) = ClassEntry::try_find("InvalidArgumentException") {
+            zend::throw_new(ce, core::MAX_BYTES_MESSAGE, 0, None);
+        }
+        return;
+    }
+    let cwd = std::env::current_dir()
+        .map(|p| p.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let configured = crate::core::tools::file_read::configured_root(root.as_deref(), &cwd);
+    zend::write_property(
+        scope(),
+        this,
+        P_CONFIGURED,
+        &mut zend::str_zval(&configured),
+    );
+}
+
+extern "C" fn execute(ex: &mut ExecuteData, rv: &mut Zval) {
+    let f = Frame::new(ex);
+    if !f.check_count(1, 1) {
+        return;
+    }
+    let (Some(this), Some(input)) = (f.this(), f.array(0)) else {
+        return;
+    };
+    let Some(ht) = input.array() else { return };
+    let Ok(mut tool) = config(this) else { return };
+    let before = tool.root_resolved.clone();
+    execute_tool(scope(), this, &mut tool, ht, &core::INPUT_KEYS, rv);
+    if tool.root_resolved != before && !zend::pending() {
+        if let Some(r) = &tool.root_resolved {
+            zend::write_property(scope(), this, P_RESOLVED, &mut zend::str_zval(r));
+        }
+    }
+}
+
+extern "C" fn name(ex: &mut ExecuteData, rv: &mut Zval) {
+    if Frame::new(ex).check_count(0, 0) {
+        *rv = zend::str_zval(core::NAME);
+    }
+}
+
+extern "C" fn description(ex: &mut ExecuteData, rv: &mut Zval) {
+    if Frame::new(ex).check_count(0, 0) {
+        *rv = zend::str_zval(core::DESCRIPTION);
+    }
+}
+
+extern "C" fn input_schema(ex: &mut ExecuteData, rv: &mut Zval) {
+    if Frame::new(ex).check_count(0, 0) {
+        *rv = values::to_zval(&core::input_schema());
+    }
+}
+
+extern "C" fn routing(ex: &mut ExecuteData, rv: &mut Zval) {
+    if Frame::new(ex).check_count(0, 0) {
+        routing_metadata(core::ROUTING, rv);
+    }
+}
+
+extern "C" fn reset(ex: &mut ExecuteData, _rv: &mut Zval) {
+    if Frame::new(ex).check_count(0, 0) {
+        let _ = call_read_log("reset", &mut []);
+    }
+}
+
+extern "C" fn max_bytes(ex: &mut ExecuteData, rv: &mut Zval) {
+    let f = Frame::new(ex);
+    if !f.check_count(0, 0) {
+        return;
+    }
+    let Some(this) = f.this() else { return };
+    if let Ok(v) = read_prop(scope(), this, P_MAX) {
+        *rv = v;
+    }
+}
+
+/// Register the class.
+pub fn register() -> ext_php_rs::error::Result<()> {
+    let ctor = FunctionBuilder::constructor(construct)
+        .arg(
+            Arg::new("workspaceRoot", DataType::String)
+                .allow_null()
+                .default("null"),
+        )
+        .arg(Arg::new("followSymlinks", DataType::Bool).default("false"))
+        .arg(Arg::new("noiseBlockedDirs", DataType::Array).default("self::NOISE_BLOCKED_DIRS"))
+        .arg(Arg::new("maxBytes", DataType::Long).default("self::DEFAULT_MAX_BYTES"))
+        .required_args(0);
+    let mut b = tool_class(NAME, Extras { resettable: true }, true)
+        .implements((
+            mutating_ce,
+            "PhpClaw\\Tools\\Contracts\\MutatingToolInterface",
+        ))
+        .constant(
+            "DEFAULT_WORKSPACE_SUBPATH",
+            core::DEFAULT_WORKSPACE_SUBPATH,
+            &[],
+            ConstantFlags::Public,
+        )?
+        .constant(
+            "DEFAULT_MAX_BYTES",
+            core::DEFAULT_MAX_BYTES,
+            &[],
+            ConstantFlags::Public,
+        )?
+        .constant(
+            "NOISE_BLOCKED_DIRS",
+            super::ffi::persistent_string_list(NOISE_DIRS),
+            &[],
+            ConstantFlags::Private,
+        )?
+        .method(ctor, MethodFlags::Public)
+        .method(
+            FunctionBuilder::new("execute", execute)
+                .arg(Arg::new("input", DataType::Array))
+                .returns(DataType::String, false, false),
+            MethodFlags::Public,
+        )
+        .method(super::routing_method(routing), MethodFlags::Public)
+        .method(
+            FunctionBuilder::new("reset", reset).returns(DataType::Void, false, false),
+            MethodFlags::Public,
+        );
+    for (func, flags) in [
+        getter("name", name, DataType::String),
+        getter("description", description, DataType::String),
+        getter("inputSchema", input_schema, DataType::Array),
+        getter("maxBytes", max_bytes, DataType::Long),
+    ] {
+        b = b.method(func, flags);
+    }
+    b.registration(|ce, _| {
+        let private = MethodFlags::Private.bits();
+        zend::declare_typed_property(ce, P_FOLLOW, private, zend::mask_type(MAY_BE_BOOL), None);
+        zend::declare_typed_property(
+            ce,
+            P_NOISE,
+            private,
+            zend::mask_type(zend::MAY_BE_ARRAY),
+            None,
+        );
+        zend::declare_typed_property(ce, P_MAX, private, zend::mask_type(MAY_BE_LONG), None);
+        zend::declare_typed_property(
+            ce,
+            P_CONFIGURED,
+            private,
+            zend::mask_type(MAY_BE_STRING),
+            None,
+        );
+        zend::declare_typed_property(
+            ce,
+            P_RESOLVED,
+            private,
+            zend::mask_type(MAY_BE_STRING | zend::MAY_BE_NULL),
+            Some(Zval::null()),
+        );
+        zend::declare_typed_property(
+            ce,
+            read_log::PROP,
+            private | ACC_STATIC,
+            zend::mask_type(zend::MAY_BE_ARRAY | zend::MAY_BE_NULL),
+            Some(Zval::null()),
+        );
+        super::declare_authorizer(ce);
+        FILE_EDIT.set(ce);
+    })
+    .register()
+}
