@@ -16,11 +16,15 @@
 //! needs from PHP, and its error type carries a pending PHP exception through untouched.
 
 pub mod file_read;
+pub mod process;
+pub mod shell;
 
 use crate::core::json::{self, EncodeError, EncodeOptions};
 use crate::core::lifecycle::{self, messages, retries, Failure, Lifecycle, Plan, Step};
 use crate::core::value::{Array, Value};
 
+#[cfg(test)]
+mod shell_tests;
 #[cfg(test)]
 mod tests;
 
@@ -38,6 +42,13 @@ pub trait Host {
     /// Record that `path` was read inside `root` (the read log file_edit consults).
     fn mark_read(&mut self, root: &str, path: &str) -> Result<(), Self::Error> {
         let _ = (root, path);
+        Ok(())
+    }
+
+    /// Fire a hook event with its context (phpClaw's `HookRegistry::fire()`), when the host
+    /// has hooks. An error is the host's own (a listener's exception), passed through.
+    fn dispatch(&mut self, event: &str, context: &Array) -> Result<(), Self::Error> {
+        let _ = (event, context);
         Ok(())
     }
 }
