@@ -11,6 +11,8 @@ mod exceptions;
 mod json_view;
 mod lifecycle;
 mod routing_metadata;
+#[path = "tools/shell.rs"]
+mod shell_tool;
 mod tools;
 mod values;
 mod zend;
@@ -35,6 +37,7 @@ fn register_all() -> ext_php_rs::error::Result<()> {
     }
     TRAITS_REGISTERED.store(traits, Ordering::Release);
     tools::register()?;
+    shell_tool::register()?;
     Ok(())
 }
 
@@ -64,7 +67,7 @@ extern "C" fn info(_module: *mut ModuleEntry) {
     info_table_row!("Native contracts", "ToolInterface, AuthorizableToolInterface, ToolRoutingInterface, MutatingToolInterface, PerInvocationMutabilityInterface, ConfigurableToolInterface, ResettableInterface, ToolAuthorizerInterface");
     info_table_row!(
         "Native classes",
-        "ToolRoutingMetadata, PhpClawException, ToolException, ShellDeniedException, FileReadTool, ToolMutability, Security\\BlockedPaths"
+        "ToolRoutingMetadata, PhpClawException, ToolException, ShellDeniedException, FileReadTool, ShellTool, ToolMutability, Security\\BlockedPaths"
     );
     info_table_end!();
 }
