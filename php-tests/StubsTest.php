@@ -70,6 +70,7 @@ final class StubsTest extends TestCase
             'PhpClaw\\Tools\\Contracts\\ToolRoutingInterface',
             'PhpClaw\\Tools\\FileReadTool',
             'PhpClaw\\Tools\\Security\\BlockedPaths',
+            'PhpClaw\\Tools\\ShellTool',
             'PhpClaw\\Tools\\ToolMutability',
             'PhpClaw\\Tools\\ToolRoutingMetadata',
         ], $names);
