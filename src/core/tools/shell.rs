@@ -88,6 +88,26 @@ pub fn default_limits() -> Limits {
     }
 }
 
+/// Where spill files go: a folder, or a lookup run only when a spill happens (the binding asks
+/// PHP's `sys_get_temp_dir()`; None falls back to the OS temp folder).
+#[derive(Debug, Clone)]
+pub enum TempDir {
+    /// This folder.
+    Fixed(PathBuf),
+    /// Ask when needed.
+    Lookup(fn() -> Option<PathBuf>),
+}
+
+impl TempDir {
+    /// The folder.
+    pub fn path(&self) -> PathBuf {
+        match self {
+            TempDir::Fixed(p) => p.clone(),
+            TempDir::Lookup(f) => f().unwrap_or_else(std::env::temp_dir),
+        }
+    }
+}
+
 /// A shell_exec tool: the policy, the inline caps, where spill files go, the runner's limits.
 #[derive(Debug, Clone)]
 pub struct Shell {
@@ -98,7 +118,7 @@ pub struct Shell {
     /// Inline stderr cap (`maxStderrBytes`).
     pub max_stderr: i64,
     /// Folder of the spill files (PHP's `sys_get_temp_dir()`).
-    pub temp_dir: PathBuf,
+    pub temp_dir: TempDir,
     /// Deadline and read ceiling.
     pub limits: Limits,
 }
@@ -131,13 +151,22 @@ pub fn hook_context<S: AsRef<str>>(pairs: &[(&str, S)]) -> Array {
     Array::from_pairs(pairs.iter().map(|(k, v)| (*k, Value::str(v.as_ref()))))
 }
 
+/// Refusals decided by the program token alone, whatever the working directory.
+pub fn is_program_refusal(reason: DenialReason) -> bool {
+    matches!(
+        reason,
+        DenialReason::Metacharacter | DenialReason::HardBlocked | DenialReason::NotInAllowlist
+    )
+}
+
 fn cap(n: i64) -> usize {
     usize::try_from(n).unwrap_or(0)
 }
 
 impl Shell {
-    /// A tool with the spec's limits.
-    pub fn new(policy: ShellPolicy, max_stdout: i64, max_stderr: i64, temp_dir: PathBuf) -> Shell {
+    /// A tool with the spec's limits. A policy whose cwd is empty judges in the process's
+    /// current directory, looked up only when a command gets past the program checks.
+    pub fn new(policy: ShellPolicy, max_stdout: i64, max_stderr: i64, temp_dir: TempDir) -> Shell {
         Shell {
             policy,
             max_stdout,
@@ -153,10 +182,38 @@ impl Shell {
             .is_mutating(&String::from_utf8_lossy(&command_bytes(input)))
     }
 
+    /// [`ShellPolicy::check`] in the real working directory. With an empty configured cwd the
+    /// command is first checked without one: the refusals that depend on the program alone
+    /// (metacharacter, hard-blocked, allowlist) are the same in any directory, since a program
+    /// path resolves against the process's own directory either way, so only a command that
+    /// gets past them costs the directory lookup and is judged again there.
+    pub fn check(&mut self, command: &str) -> Result<Approved, ShellError> {
+        if !self.policy.cwd().as_os_str().is_empty() {
+            return self.policy.check(command);
+        }
+        match self.policy.check(command) {
+            Err(ShellError::Denied(d)) if is_program_refusal(d.reason) => {
+                Err(ShellError::Denied(d))
+            }
+            Err(ShellError::NoCommand) => Err(ShellError::NoCommand),
+            _ => {
+                let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
+                self.policy = ShellPolicy::new(self.policy.allowlist().to_vec(), cwd);
+                self.policy.check(command)
+            }
+        }
+    }
+
     /// The sensitive-path rules alone on one token, as a file reader's operand: the refusal
     /// (reason `sensitive_*`) or None. Backs the reference's private `assertPathNotSensitive`.
     pub fn judge_path(&self, token: &str) -> Option<Denial> {
-        let judge = ShellPolicy::new([PATH_JUDGE_PROGRAM], self.policy.cwd());
+        let cwd = match self.policy.cwd() {
+            c if c.as_os_str().is_empty() => {
+                std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."))
+            }
+            c => c.to_path_buf(),
+        };
+        let judge = ShellPolicy::new([PATH_JUDGE_PROGRAM], cwd);
         match judge.check(&format!("{PATH_JUDGE_PROGRAM} -- {token}")) {
             Err(ShellError::Denied(d))
                 if matches!(
@@ -190,7 +247,7 @@ impl Shell {
                 cap,
             } => {
                 trim_incomplete_utf8_tail(&mut preview);
-                match process::spill(&self.temp_dir, &spill_prefix(stream), &full) {
+                match process::spill(&self.temp_dir.path(), &spill_prefix(stream), &full) {
                     Some(path) => spill_note(&preview, stream, full.len(), &path.to_string_lossy()),
                     None => discard_note(&preview, full.len(), cap),
                 }
@@ -214,7 +271,7 @@ impl NativeTool for Shell {
     ) -> Result<Planned, ToolError<H::Error>> {
         let raw = command_bytes(input);
         let text = String::from_utf8_lossy(&raw);
-        match self.policy.check(&text) {
+        match self.check(&text) {
             Ok(approved) => {
                 if text.as_bytes() != raw.as_slice() {
                     // The envelope echoes the command: fail as its encoding would, unrun.

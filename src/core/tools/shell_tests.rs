@@ -83,7 +83,7 @@ fn tool(allow: &[&str], dir: &Path) -> Shell {
         ShellPolicy::new(allow.iter().copied(), dir),
         8192,
         10000,
-        dir.to_path_buf(),
+        TempDir::Fixed(dir.to_path_buf()),
     )
 }
 
@@ -459,7 +459,7 @@ fn shaping_spills_past_the_caps() {
     );
     // negative caps count as 0; an unwritable folder gives the discard note
     t.max_stdout = -5;
-    t.temp_dir = dir.0.join("missing");
+    t.temp_dir = TempDir::Fixed(dir.0.join("missing"));
     assert_eq!(
         t.shape(b"abc", b"", 0),
         b"\n... [truncated; 3 more bytes discarded]"
@@ -568,4 +568,45 @@ fn judge_path_backs_the_reference_private_check() {
     }
     assert_eq!(t.judge_path("README.md"), None);
     assert_eq!(t.judge_path("/tmp/ordinary-file.txt"), None);
+}
+
+#[test]
+fn program_refusals_do_not_depend_on_the_working_directory() {
+    let dir = temp_dir("cwdfree");
+    std::fs::create_dir_all(dir.0.join("sub/.git")).unwrap();
+    std::fs::write(dir.0.join("sub/run.sh"), "#!/bin/sh\n").unwrap();
+    let here = std::env::current_dir().unwrap();
+    let allow = ["ls", "cat", "awk", "sub/run.sh", "/bin/rm", "grep"];
+    let commands = [
+        "ls; id",
+        "rm x",
+        "/bin/rm x",
+        "git status",
+        "LS",
+        "awk -f prog.awk",
+        "sub/run.sh",
+        "cat .env",
+        "cat ../../etc/passwd",
+        "grep -r x .",
+        "ls -la",
+        "",
+    ];
+    // The lazy check runs in the process's own directory: the same answers as a policy given it.
+    let real = ShellPolicy::new(allow, &here);
+    for c in commands {
+        let mut lazy = Shell::new(
+            ShellPolicy::new(allow, ""),
+            8192,
+            10000,
+            TempDir::Fixed(dir.0.clone()),
+        );
+        assert_eq!(
+            format!("{:?}", real.check(c)),
+            format!("{:?}", lazy.check(c)),
+            "{c}"
+        );
+    }
+    assert!(is_program_refusal(
+        crate::core::security::shell_policy::DenialReason::HardBlocked
+    ));
 }

@@ -21,6 +21,9 @@ use ext_php_rs::flags::{ConstantFlags, DataType, MethodFlags};
 use ext_php_rs::types::{ZendHashTable, ZendObject, Zval};
 use ext_php_rs::zend::{ClassEntry, ExecuteData};
 
+// `tools::ffi` is private to `tools`; this module is declared beside it (see above), so it
+// compiles its own copy of that file until it is declared from `tools/mod.rs`.
+#[allow(clippy::duplicate_mod)]
 #[path = "ffi.rs"]
 mod ffi;
 
@@ -29,7 +32,7 @@ use crate::core::security::shell_policy::{
     FILE_READING_COMMANDS, HARD_BLOCKED, HARD_READ_CEILING_BYTES, METACHARACTERS,
     PROCESS_TIMEOUT_SECONDS, READONLY_COMMANDS, SIGKILL,
 };
-use crate::core::tools::shell::{self as core, hook_context, Shell};
+use crate::core::tools::shell::{self as core, hook_context, Shell, TempDir};
 use crate::core::tools::{self as tools, Host, ToolError};
 use crate::core::value::{Array, Value};
 use crate::php::contracts::{MUTATING, PER_INVOCATION};
@@ -60,12 +63,24 @@ fn scope() -> *mut ext_php_rs::ffi::zend_class_entry {
     SHELL_TOOL.ptr()
 }
 
-fn read(this: &ZendObject, name: &str) -> Result<Zval, Pending> {
-    let v = zend::read_property(scope(), this, name);
-    if zend::pending() {
-        return Err(Pending);
+/// Whether an exception is pending: `EG(exception)` read directly (no globals lock; this runs
+/// on the request's own thread).
+fn pending() -> bool {
+    // SAFETY: the executor globals are static for the process (NTS) or the thread (ZTS) and
+    // live while a request runs; only the pointer is read.
+    unsafe {
+        ext_php_rs::ffi::ext_php_rs_executor_globals()
+            .as_ref()
+            .is_some_and(|eg| !eg.exception.is_null())
     }
-    Ok(v.unwrap_or_default())
+}
+
+fn read(this: &ZendObject, name: &str) -> Result<Zval, Pending> {
+    match zend::read_property(scope(), this, name) {
+        Some(v) => Ok(v),
+        None if pending() => Err(Pending),
+        None => Ok(Zval::new()),
+    }
 }
 
 /// The allowlist entries that can match a program token: strings only (the reference compares
@@ -83,30 +98,33 @@ fn allowlist_of(zv: &Zval) -> Vec<String> {
     out
 }
 
-fn current_dir() -> PathBuf {
-    std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."))
-}
-
-/// PHP's `sys_get_temp_dir()` (sys_temp_dir, TMPDIR or /tmp), where tempnam() puts files.
-fn temp_dir() -> Result<PathBuf, Pending> {
-    let v = zend::call_function("sys_get_temp_dir", &mut [])?;
-    Ok(v.zend_str()
+/// PHP's `sys_get_temp_dir()` (sys_temp_dir, TMPDIR or /tmp), where tempnam() puts files;
+/// asked only when output is spilled.
+fn php_temp_dir() -> Option<PathBuf> {
+    let v = zend::call_function("sys_get_temp_dir", &mut []).ok()?;
+    v.zend_str()
         .and_then(|s| std::str::from_utf8(s.as_bytes()).ok())
-        .map_or_else(std::env::temp_dir, PathBuf::from))
+        .map(PathBuf::from)
 }
 
-/// The tool's configuration, from its properties. `spill` false skips the temp folder lookup
-/// (isMutating needs only the policy).
-fn config(this: &ZendObject, spill: bool) -> Result<Shell, Pending> {
-    let policy = ShellPolicy::new(allowlist_of(&read(this, P_ALLOWLIST)?), current_dir());
-    let max_stdout = read(this, P_STDOUT)?
-        .long()
-        .unwrap_or(DEFAULT_MAX_STDOUT_BYTES as i64);
-    let max_stderr = read(this, P_STDERR)?
-        .long()
-        .unwrap_or(DEFAULT_MAX_STDERR_BYTES as i64);
-    let temp = if spill { temp_dir()? } else { PathBuf::new() };
-    Ok(Shell::new(policy, max_stdout, max_stderr, temp))
+/// The tool's configuration, from its properties; the working directory is looked up only
+/// when a command gets past the program checks (see `Shell::check`).
+fn config(this: &ZendObject, caps: bool) -> Result<Shell, Pending> {
+    let policy = ShellPolicy::new(allowlist_of(&read(this, P_ALLOWLIST)?), PathBuf::new());
+    let (mut max_stdout, mut max_stderr) = (
+        DEFAULT_MAX_STDOUT_BYTES as i64,
+        DEFAULT_MAX_STDERR_BYTES as i64,
+    );
+    if caps {
+        max_stdout = read(this, P_STDOUT)?.long().unwrap_or(max_stdout);
+        max_stderr = read(this, P_STDERR)?.long().unwrap_or(max_stderr);
+    }
+    Ok(Shell::new(
+        policy,
+        max_stdout,
+        max_stderr,
+        TempDir::Lookup(php_temp_dir),
+    ))
 }
 
 /// PHP's `(string)` of an array or object (warning, __toString or Error exactly as PHP).
@@ -158,7 +176,7 @@ impl Host for ShellHost<'_> {
 fn find_class(name: &str) -> Result<Option<*mut ext_php_rs::ffi::zend_class_entry>, Pending> {
     match ClassEntry::try_find(name) {
         Some(ce) => Ok(Some(std::ptr::from_ref(ce).cast_mut().cast())),
-        None if zend::pending() => Err(Pending),
+        None if pending() => Err(Pending),
         None => Ok(None),
     }
 }
