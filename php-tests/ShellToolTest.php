@@ -593,6 +593,40 @@ final class ShellToolTest extends TestCase
         yield 'backup of a key' => [['cat'], 'cat id_rsa.bak', "Access to 'id_rsa.bak' is blocked: contains sensitive configuration."];
     }
 
+    /** phpClaw's own sensitive-file cases: every one is refused with a path message. */
+    public function testReferenceSensitiveCases(): void
+    {
+        $tool = new ShellTool(['cat', 'head', 'tail', 'grep']);
+        $link = $this->dir . '/passwd-link';
+        symlink('/etc/passwd', $link);
+        $commands = [
+            'cat wp-config.php', 'head -20 wp-config.php', 'tail wp-config.php', 'grep PASSWORD wp-config.php',
+            'cat .env', 'cat .env.local', 'cat .env.production', 'grep API_KEY .env', 'head .env',
+            'cat configuration.php', 'cat database.php', 'grep password database.php', 'cat settings.php',
+            'cat server.key', 'cat certificate.pem', 'cat id_rsa', 'cat credentials.json',
+            'cat wp-config.php.bak', 'cat wp-config.php~', 'cat id_rsa.bak', 'cat id_rsa~',
+            'cat credentials.json.save', 'cat server.key.bak', 'cat configuration.php.orig',
+            'cat /etc/passwd', 'cat /etc/shadow', 'grep root /etc/passwd', 'head /etc/sudoers',
+            'cat .git/config', 'cat .ssh/id_rsa', 'grep key .aws/credentials', 'cat database.sqlite',
+            'cat app.db', 'cat docker-compose.yml', 'cat settings.inc.php', 'cat .envrc',
+            'cat /dev/mem', 'cat ../../proc/self/environ', 'grep --file=.env.local', 'cat ' . $link,
+        ];
+        foreach ($commands as $command) {
+            $e = $this->thrown($tool, $command);
+            self::assertSame(ShellDeniedException::class, get_class($e), $command);
+            self::assertStringStartsWith('Access to ', $e->getMessage(), $command);
+        }
+        // a traversal that lands on an allowlisted program's binary is still not that token
+        chdir($this->dir);
+        mkdir($this->dir . '/ls');
+        try {
+            $e = $this->thrown(new ShellTool(), 'ls/../../../../../../../../bin/ls BYPASS');
+            self::assertSame("Command 'ls/../../../../../../../../bin/ls' is not in the shell allowlist.", $e->getMessage());
+        } finally {
+            rmdir($this->dir . '/ls');
+        }
+    }
+
     public function testCommandIsCastLikePhp(): void
     {
         $tool = new ShellTool([]);
