@@ -73,6 +73,7 @@ final class StubsTest extends TestCase
             'PhpClaw\\Tools\\FileWriteTool',
             'PhpClaw\\Tools\\RemoteToolActivator',
             'PhpClaw\\Tools\\Security\\BlockedPaths',
+            'PhpClaw\\Tools\\ShellTool',
             'PhpClaw\\Tools\\ToolInput',
             'PhpClaw\\Tools\\ToolMutability',
             'PhpClaw\\Tools\\ToolProfileResolver',

@@ -603,6 +603,7 @@ namespace PhpClaw\Tools {
 
     use PhpClaw\Tools\Contracts\AuthorizableToolInterface;
     use PhpClaw\Tools\Contracts\MutatingToolInterface;
+    use PhpClaw\Tools\Contracts\PerInvocationMutabilityInterface;
     use PhpClaw\Tools\Contracts\ResettableInterface;
     use PhpClaw\Tools\Contracts\ToolAuthorizerInterface;
     use PhpClaw\Tools\Contracts\ToolInterface;
@@ -888,6 +889,127 @@ namespace PhpClaw\Tools {
 
         /** The size cap. */
         public function maxBytes(): int
+        {
+        }
+    }
+
+    /** shell_exec: one allowlisted command, run without a shell (argv executed directly). */
+    final class ShellTool implements AuthorizableToolInterface, MutatingToolInterface, PerInvocationMutabilityInterface, ToolInterface, ToolRoutingInterface
+    {
+        /** Inline stdout cap; longer output is spilled to a temp file. */
+        public const DEFAULT_MAX_STDOUT_BYTES = 8192;
+
+        /** Inline stderr cap, used when a failed command printed nothing on stdout. */
+        public const DEFAULT_MAX_STDERR_BYTES = 10000;
+
+        /** Wall-clock limit of one command, in seconds; the process group is killed then. */
+        private const PROCESS_TIMEOUT_SECONDS = 5;
+
+        /** Combined stdout and stderr bytes after which the process group is killed. */
+        private const HARD_READ_CEILING_BYTES = 10485760;
+
+        /** Signal that ends a command past a limit. */
+        private const SIGKILL = 9;
+
+        /** Programs allowed when no allowlist is given. */
+        private const DEFAULT_ALLOWLIST = ['ls', 'pwd', 'df', 'wc', 'date', 'uptime', 'hostname', 'whoami'];
+
+        /** Programs that need no approval (when allowlisted). */
+        private const READONLY_COMMANDS = ['ls', 'pwd', 'df', 'cat', 'head', 'tail', 'grep', 'wc', 'date', 'uptime', 'hostname', 'whoami'];
+
+        /** Programs refused whatever the allowlist says. */
+        private const HARD_BLOCKED = ['rm', 'mv', 'dd', 'mkfs', 'fdisk', 'shred', 'mkfifo', 'mknod', 'chmod', 'chown', 'chattr', 'curl', 'wget', 'nc', 'ncat', 'netcat', 'socat', 'ssh', 'scp', 'sftp', 'ftp', 'rsync', 'kill', 'killall', 'pkill', 'reboot', 'shutdown', 'halt', 'poweroff', 'init', 'sudo', 'su', 'doas', 'pkexec', 'newgrp', 'chroot', 'bash', 'sh', 'zsh', 'fish', 'csh', 'ksh', 'tcsh', 'dash', 'python', 'python2', 'python3', 'ruby', 'perl', 'node', 'npx', 'npm', 'pip', 'pip3', 'at', 'batch', 'nohup', 'crontab', 'gdb', 'strace', 'ltrace', 'ptrace', 'ps', 'pstree', 'top', 'htop', 'du', 'find', 'env', 'printenv', 'set', 'export', 'artisan'];
+
+        /** Characters that make a command refused. */
+        private const METACHARACTERS = [';', '&', '|', '>', '<', '`', '$', '(', ')', '{', '}', '[', ']', '\\', '"', '\'', '!'];
+
+        /** Programs whose operands are judged as file paths most strictly. */
+        private const FILE_READING_COMMANDS = ['cat', 'head', 'tail', 'less', 'more', 'tac', 'nl', 'grep', 'egrep', 'fgrep', 'awk', 'sed', 'wc', 'sort', 'uniq', 'cut', 'paste', 'tr', 'strings', 'xxd', 'hexdump', 'od'];
+
+        /** Programs that may run, matched exactly against the first token. */
+        private readonly array $allowlist;
+
+        /** Inline stdout cap in bytes. */
+        private readonly int $maxStdoutBytes;
+
+        /** Inline stderr cap in bytes. */
+        private readonly int $maxStderrBytes;
+
+        /** The bound authorizer, if any. */
+        private ?ToolAuthorizerInterface $authorizer = null;
+
+        /** Configure the allowlist and the inline caps. */
+        public function __construct(array $allowlist = self::DEFAULT_ALLOWLIST, int $maxStdoutBytes = self::DEFAULT_MAX_STDOUT_BYTES, int $maxStderrBytes = self::DEFAULT_MAX_STDERR_BYTES)
+        {
+        }
+
+        /** Bind the authorizer to consult, or null to allow every caller. */
+        public function withAuthorizer(?ToolAuthorizerInterface $authorizer): void
+        {
+        }
+
+        /** The capability core's tools require. */
+        public function requiredCapability(): string
+        {
+        }
+
+        /** Whether the caller may be offered the tool (console, else the capability). */
+        public function isEligibleForRouting(): bool
+        {
+        }
+
+        /** Example calls (none). */
+        public static function examples(): array
+        {
+        }
+
+        /** Run the command and return the JSON envelope; refusals throw ShellDeniedException. */
+        public function execute(array $input): string
+        {
+        }
+
+        /** Whether this command needs human approval (refused and read-only commands do not). */
+        public function isMutating(array $input): bool
+        {
+        }
+
+        /** The routing signals of shell_exec. */
+        public function routingMetadata(): ToolRoutingMetadata
+        {
+        }
+
+        /** The sensitive-path rules on one token; a refusal fires shell.denied and throws. */
+        private function assertPathNotSensitive(string $command, string $cmdName, string $token): void
+        {
+        }
+
+        /** The tool name: shell_exec. */
+        public function name(): string
+        {
+        }
+
+        /** The description the model reads. */
+        public function description(): string
+        {
+        }
+
+        /** The input schema: command. */
+        public function inputSchema(): array
+        {
+        }
+
+        /** The allowlist as configured. */
+        public function allowlist(): array
+        {
+        }
+
+        /** The inline stdout cap. */
+        public function maxStdoutBytes(): int
+        {
+        }
+
+        /** The inline stderr cap. */
+        public function maxStderrBytes(): int
         {
         }
     }

@@ -17,6 +17,8 @@ mod remote_activator;
 mod router;
 mod routing_metadata;
 mod routing_support;
+#[path = "tools/shell.rs"]
+mod shell_tool;
 mod tool_input;
 mod tool_registry;
 mod tools;
@@ -48,6 +50,7 @@ fn register_all() -> ext_php_rs::error::Result<()> {
     tool_input::register()?;
     tool_registry::register_class()?;
     remote_activator::register()?;
+    shell_tool::register()?;
     Ok(())
 }
 
@@ -83,7 +86,7 @@ extern "C" fn info(module: *mut ModuleEntry) {
     info_table_row!("Native contracts", "ToolInterface, AuthorizableToolInterface, ToolRoutingInterface, MutatingToolInterface, PerInvocationMutabilityInterface, ConfigurableToolInterface, ResettableInterface, ToolAuthorizerInterface");
     info_table_row!(
         "Native classes",
-        "ToolRoutingMetadata, ToolRouter, ToolProfileResolver, ToolInput, ToolRegistry, RemoteToolActivator, PhpClawException, ToolException, ShellDeniedException, FileReadTool, FileWriteTool, FileEditTool, ToolMutability, Security\\BlockedPaths"
+        "ToolRoutingMetadata, ToolRouter, ToolProfileResolver, ToolInput, ToolRegistry, RemoteToolActivator, PhpClawException, ToolException, ShellDeniedException, FileReadTool, FileWriteTool, FileEditTool, ShellTool, ToolMutability, Security\\BlockedPaths"
     );
     info_table_end!();
     ini::display(module);

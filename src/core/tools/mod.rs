@@ -19,6 +19,8 @@ pub mod atomic_write;
 pub mod file_edit;
 pub mod file_read;
 pub mod file_write;
+pub mod process;
+pub mod shell;
 
 use crate::core::json::{self, EncodeError, EncodeOptions};
 use crate::core::lifecycle::{self, messages, retries, Failure, Lifecycle, Plan, Step};
@@ -26,6 +28,8 @@ use crate::core::value::{Array, Value};
 
 #[cfg(test)]
 mod file_write_edit_tests;
+#[cfg(test)]
+mod shell_tests;
 #[cfg(test)]
 mod tests;
 
@@ -50,6 +54,13 @@ pub trait Host {
     fn was_read(&mut self, root: &str, path: &str) -> Result<bool, Self::Error> {
         let _ = (root, path);
         Ok(false)
+    }
+
+    /// Fire a hook event with its context (phpClaw's `HookRegistry::fire()`), when the host
+    /// has hooks. An error is the host's own (a listener's exception), passed through.
+    fn dispatch(&mut self, event: &str, context: &Array) -> Result<(), Self::Error> {
+        let _ = (event, context);
+        Ok(())
     }
 }
 

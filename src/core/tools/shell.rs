@@ -1,0 +1,330 @@
+//! `shell_exec`: one allowlisted command, run without a shell (spec "shell_exec", "Human
+//! approval for mutating tools"; phpClaw's ShellTool, public repository
+//! phpclaw-php/phpclaw-monorepo).
+//!
+//! Rules:
+//! - the command is the input's `command` as PHP's `(string)` gives it (missing: empty);
+//!   [`ShellPolicy::check`] decides: blank is a ToolException "No command provided." with no
+//!   event; a refusal fires `shell.denied` (command, cmd_name, reason, and file when there is
+//!   one) and then fails with a ShellDeniedException carrying the policy's message; a listener
+//!   that throws ends the run with its own exception;
+//! - an approved command runs through [`super::process`] (argv as judged, no shell, own process
+//!   group, stdin at end of file, filtered environment, 5 s deadline, 10 MB read ceiling);
+//!   a timeout or the ceiling is a ToolException with the runner's message, and no event;
+//! - after the run `shell.exec` fires (command, cmd_name), then the answer is shaped as the
+//!   reference does (`shape_output`): over the inline cap the complete text goes to a temp file
+//!   `phpclaw-shell-<stream>-XXXXXX` in the host's temp folder and the preview ends with the
+//!   note naming that path (or with the discard note when the file cannot be written);
+//! - added: a preview cut inside a UTF-8 character drops the partial character, so a long
+//!   UTF-8 answer never becomes an envelope json_encode refuses; a cap below 0 counts as 0;
+//! - added: a command that is not valid UTF-8 is judged as text with replacement characters
+//!   and, when approved, not run: its envelope could not be encoded anyway (the reference runs
+//!   it and then fails with "Unable to encode tool response."), so the run fails the same way
+//!   before anything executes;
+//! - the envelope: `data: {command, output}`, `meta: {mode: shell, command_name}`, `warnings: []`.
+
+use std::path::PathBuf;
+
+use super::file_read::{php_string, trim_incomplete_utf8_tail};
+use super::process::{self, Limits, RunFailure};
+use super::{success, Host, NativeTool, ToolError};
+use crate::core::json::{self, EncodeOptions};
+use crate::core::security::shell_policy::{
+    ceiling_message, discard_note, shape_output, spill_note, spill_prefix, start_failed_message,
+    timeout_message, Approved, Denial, DenialReason, Shaped, ShellError, ShellPolicy,
+    HARD_READ_CEILING_BYTES, PROCESS_TIMEOUT_SECONDS,
+};
+use crate::core::value::{Array, Value};
+
+/// `name()`.
+pub const NAME: &str = "shell_exec";
+/// `description()`.
+pub const DESCRIPTION: &str = "EXECUTE a shell command and return real stdout. Use for system state, versions, processes, dates. Invoke: do not describe.";
+/// The FORBIDDEN message's subject.
+pub const FORBIDDEN_SUBJECT: &str = "run a shell command";
+/// Event fired when a command is refused.
+pub const EVENT_DENIED: &str = "shell.denied";
+/// Event fired after a command ran.
+pub const EVENT_EXEC: &str = "shell.exec";
+/// The program [`Shell::judge_path`] judges a lone path for (a reference file reader).
+const PATH_JUDGE_PROGRAM: &str = "cat";
+
+/// Routing signals: domains, tags, intents, examples.
+pub const ROUTING: [&[&str]; 4] = [
+    &["system"],
+    &[
+        "shell", "command", "run", "execute", "terminal", "bash", "disk", "usage", "space",
+    ],
+    &["run command", "execute shell"],
+    &["run whoami", "check disk usage"],
+];
+
+/// `inputSchema()`.
+pub fn input_schema() -> Value {
+    Value::from_pairs([
+        ("type", Value::str("object")),
+        (
+            "properties",
+            Value::from_pairs([(
+                "command",
+                Value::from_pairs([
+                    ("type", "string"),
+                    (
+                        "description",
+                        "The shell command to execute (e.g. \"ls -la /var/log\").",
+                    ),
+                ]),
+            )]),
+        ),
+        ("required", Value::list(["command"])),
+    ])
+}
+
+/// The runner's limits from the spec: 5 seconds, 10 MB.
+pub fn default_limits() -> Limits {
+    Limits {
+        timeout: std::time::Duration::from_secs(PROCESS_TIMEOUT_SECONDS),
+        ceiling: HARD_READ_CEILING_BYTES,
+    }
+}
+
+/// Where spill files go: a folder, or a lookup run only when a spill happens (the binding asks
+/// PHP's `sys_get_temp_dir()`; None falls back to the OS temp folder).
+#[derive(Debug, Clone)]
+pub enum TempDir {
+    /// This folder.
+    Fixed(PathBuf),
+    /// Ask when needed.
+    Lookup(fn() -> Option<PathBuf>),
+}
+
+impl TempDir {
+    /// The folder.
+    pub fn path(&self) -> PathBuf {
+        match self {
+            TempDir::Fixed(p) => p.clone(),
+            TempDir::Lookup(f) => f().unwrap_or_else(std::env::temp_dir),
+        }
+    }
+}
+
+/// A shell_exec tool: the policy, the inline caps, where spill files go, the runner's limits.
+#[derive(Debug, Clone)]
+pub struct Shell {
+    /// Allowlist and working directory.
+    pub policy: ShellPolicy,
+    /// Inline stdout cap (`maxStdoutBytes`).
+    pub max_stdout: i64,
+    /// Inline stderr cap (`maxStderrBytes`).
+    pub max_stderr: i64,
+    /// Folder of the spill files (PHP's `sys_get_temp_dir()`).
+    pub temp_dir: TempDir,
+    /// Deadline and read ceiling.
+    pub limits: Limits,
+}
+
+/// The planned input: the approved command and its raw text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Planned {
+    /// What the policy approved.
+    pub approved: Approved,
+}
+
+/// What perform() produced: the answer text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Executed {
+    /// Cleaned, capped output (or preview and note).
+    pub output: Vec<u8>,
+}
+
+/// The `command` input as PHP's `(string)` cast gives it; missing or null is empty, an array
+/// is "Array" (the binding converts arrays and objects with PHP's own cast first).
+pub fn command_bytes(input: &Value) -> Vec<u8> {
+    match input.as_array().and_then(|a| a.get("command")) {
+        None => Vec::new(),
+        Some(v) => php_string(v).unwrap_or_else(|| b"Array".to_vec()),
+    }
+}
+
+/// A hook context array from (key, value) pairs, in order.
+pub fn hook_context<S: AsRef<str>>(pairs: &[(&str, S)]) -> Array {
+    Array::from_pairs(pairs.iter().map(|(k, v)| (*k, Value::str(v.as_ref()))))
+}
+
+/// Refusals decided by the program token alone, whatever the working directory.
+pub fn is_program_refusal(reason: DenialReason) -> bool {
+    matches!(
+        reason,
+        DenialReason::Metacharacter | DenialReason::HardBlocked | DenialReason::NotInAllowlist
+    )
+}
+
+fn cap(n: i64) -> usize {
+    usize::try_from(n).unwrap_or(0)
+}
+
+impl Shell {
+    /// A tool with the spec's limits. A policy whose cwd is empty judges in the process's
+    /// current directory, looked up only when a command gets past the program checks.
+    pub fn new(policy: ShellPolicy, max_stdout: i64, max_stderr: i64, temp_dir: TempDir) -> Shell {
+        Shell {
+            policy,
+            max_stdout,
+            max_stderr,
+            temp_dir,
+            limits: default_limits(),
+        }
+    }
+
+    /// `isMutating()`: whether this input needs human approval.
+    pub fn is_mutating(&self, input: &Value) -> bool {
+        self.policy
+            .is_mutating(&String::from_utf8_lossy(&command_bytes(input)))
+    }
+
+    /// [`ShellPolicy::check`] in the real working directory. With an empty configured cwd the
+    /// command is first checked without one: the refusals that depend on the program alone
+    /// (metacharacter, hard-blocked, allowlist) are the same in any directory, since a program
+    /// path resolves against the process's own directory either way, so only a command that
+    /// gets past them costs the directory lookup and is judged again there.
+    pub fn check(&mut self, command: &str) -> Result<Approved, ShellError> {
+        if !self.policy.cwd().as_os_str().is_empty() {
+            return self.policy.check(command);
+        }
+        match self.policy.check(command) {
+            Err(ShellError::Denied(d)) if is_program_refusal(d.reason) => {
+                Err(ShellError::Denied(d))
+            }
+            Err(ShellError::NoCommand) => Err(ShellError::NoCommand),
+            _ => {
+                let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
+                self.policy = ShellPolicy::new(self.policy.allowlist().to_vec(), cwd);
+                self.policy.check(command)
+            }
+        }
+    }
+
+    /// The sensitive-path rules alone on one token, as a file reader's operand: the refusal
+    /// (reason `sensitive_*`) or None. Backs the reference's private `assertPathNotSensitive`.
+    pub fn judge_path(&self, token: &str) -> Option<Denial> {
+        let cwd = match self.policy.cwd() {
+            c if c.as_os_str().is_empty() => {
+                std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."))
+            }
+            c => c.to_path_buf(),
+        };
+        let judge = ShellPolicy::new([PATH_JUDGE_PROGRAM], cwd);
+        match judge.check(&format!("{PATH_JUDGE_PROGRAM} -- {token}")) {
+            Err(ShellError::Denied(d))
+                if matches!(
+                    d.reason,
+                    DenialReason::SensitiveFile
+                        | DenialReason::SensitiveExtension
+                        | DenialReason::SensitiveDirectory
+                        | DenialReason::SensitivePath
+                ) =>
+            {
+                Some(d)
+            }
+            _ => None,
+        }
+    }
+
+    /// The answer for a finished process: stream choice, cleaning, cap, spill file.
+    pub fn shape(&self, stdout: &[u8], stderr: &[u8], exit_code: i32) -> Vec<u8> {
+        match shape_output(
+            stdout,
+            stderr,
+            exit_code,
+            cap(self.max_stdout),
+            cap(self.max_stderr),
+        ) {
+            Shaped::Inline(text) => text,
+            Shaped::Spill {
+                stream,
+                mut preview,
+                full,
+                cap,
+            } => {
+                trim_incomplete_utf8_tail(&mut preview);
+                match process::spill(&self.temp_dir.path(), &spill_prefix(stream), &full) {
+                    Some(path) => spill_note(&preview, stream, full.len(), &path.to_string_lossy()),
+                    None => discard_note(&preview, full.len(), cap),
+                }
+            }
+        }
+    }
+}
+
+impl NativeTool for Shell {
+    type Input = Planned;
+    type Execution = Executed;
+
+    fn forbidden_subject(&self) -> &'static str {
+        FORBIDDEN_SUBJECT
+    }
+
+    fn plan<H: Host>(
+        &mut self,
+        input: &Value,
+        host: &mut H,
+    ) -> Result<Planned, ToolError<H::Error>> {
+        let raw = command_bytes(input);
+        let text = String::from_utf8_lossy(&raw);
+        match self.check(&text) {
+            Ok(approved) => {
+                if text.as_bytes() != raw.as_slice() {
+                    // The envelope echoes the command: fail as its encoding would, unrun.
+                    let echo = Value::from_pairs([("command", Value::Str(raw))]);
+                    return match json::to_vec(&echo, EncodeOptions::default()) {
+                        Err(e) => Err(ToolError::Encode(e)),
+                        Ok(_) => Err(ToolError::tool(start_failed_message(&approved.program))),
+                    };
+                }
+                Ok(Planned { approved })
+            }
+            Err(ShellError::NoCommand) => Err(ToolError::tool(ShellError::NoCommand.to_string())),
+            Err(ShellError::Denied(denial)) => {
+                let context = hook_context(&denial.hook_context());
+                host.dispatch(EVENT_DENIED, &context)
+                    .map_err(ToolError::Host)?;
+                Err(ToolError::ShellDenied(denial.message))
+            }
+        }
+    }
+
+    fn perform<H: Host>(
+        &mut self,
+        input: &Planned,
+        host: &mut H,
+    ) -> Result<Executed, ToolError<H::Error>> {
+        let approved = &input.approved;
+        let env = process::child_environment();
+        let finished =
+            process::run(&approved.argv, &env, self.limits).map_err(|failure| match failure {
+                RunFailure::Start => ToolError::Tool(start_failed_message(&approved.program)),
+                RunFailure::Timeout => ToolError::Tool(timeout_message(&approved.program)),
+                RunFailure::Ceiling => ToolError::Tool(ceiling_message(&approved.program)),
+            })?;
+        let output = self.shape(&finished.stdout, &finished.stderr, finished.exit_code);
+        let context = hook_context(&[
+            ("command", approved.command.as_str()),
+            ("cmd_name", approved.program.as_str()),
+        ]);
+        host.dispatch(EVENT_EXEC, &context)
+            .map_err(ToolError::Host)?;
+        Ok(Executed { output })
+    }
+
+    fn complete(&mut self, executed: &Executed, input: &Planned) -> Value {
+        let data = Value::from_pairs([
+            ("command", Value::str(&input.approved.command)),
+            ("output", Value::Str(executed.output.clone())),
+        ]);
+        let meta = Value::from_pairs([
+            ("mode", Value::str("shell")),
+            ("command_name", Value::str(&input.approved.program)),
+        ]);
+        success(data, meta, Value::Array(Array::new()))
+    }
+}

@@ -1,0 +1,523 @@
+//! `PhpClaw\Tools\ShellTool`, native: the class phpClaw declares (constructor
+//! `(array $allowlist = DEFAULT_ALLOWLIST, int $maxStdoutBytes = 8192, int $maxStderrBytes =
+//! 10000)`, constants, accessors, `isMutating()`), with every decision in `core::tools::shell`
+//! and `core::security::shell_policy`, and the process runner in `core::tools::process`.
+//!
+//! Hook events: `shell.denied` and `shell.exec` go to phpClaw's own
+//! `PhpClaw\Hooks\HookRegistry::fire($event, $context)` when that class exists (autoloaded),
+//! exactly as phpClaw's event dispatcher sends them: the context keys in order, then `run_id`
+//! and `parent_run_id` from `PhpClaw\Hooks\HookRunContext` when that class exists and they are
+//! set. Without HookRegistry no event is sent and nothing else changes. An exception a
+//! listener lets out of `fire()` ends the call unchanged.
+//!
+//! Module layout: declared from `src/php/mod.rs` (this file sits with the other tools); the
+//! persistent array constants reuse `tools/ffi.rs` by path for that reason.
+
+use std::path::PathBuf;
+
+use ext_php_rs::args::Arg;
+use ext_php_rs::builders::FunctionBuilder;
+use ext_php_rs::flags::{ConstantFlags, DataType, MethodFlags};
+use ext_php_rs::types::{ZendHashTable, ZendObject, Zval};
+use ext_php_rs::zend::{ClassEntry, ExecuteData};
+
+// `tools::ffi` is private to `tools`; this module is declared beside it (see above), so it
+// compiles its own copy of that file until it is declared from `tools/mod.rs`.
+#[allow(clippy::duplicate_mod)]
+#[path = "ffi.rs"]
+mod ffi;
+
+use crate::core::security::shell_policy::{
+    ShellPolicy, DEFAULT_ALLOWLIST, DEFAULT_MAX_STDERR_BYTES, DEFAULT_MAX_STDOUT_BYTES,
+    FILE_READING_COMMANDS, HARD_BLOCKED, HARD_READ_CEILING_BYTES, METACHARACTERS,
+    PROCESS_TIMEOUT_SECONDS, READONLY_COMMANDS, SIGKILL,
+};
+use crate::core::tools::shell::{self as core, hook_context, Shell, TempDir};
+use crate::core::tools::{self as tools, Host, ToolError};
+use crate::core::value::{Array, Value};
+use crate::php::contracts::{MUTATING, PER_INVOCATION};
+use crate::php::tools::{
+    authorizer_of, raise, routing_metadata, routing_method, string_list, tool_class, Extras,
+    PhpHost,
+};
+use crate::php::values;
+use crate::php::zend::{self, ClassSlot, Frame, Pending};
+
+/// The class name.
+pub const NAME: &str = "PhpClaw\\Tools\\ShellTool";
+
+/// phpClaw's hook registry (PHP userland; optional).
+pub const HOOK_REGISTRY: &str = "PhpClaw\\Hooks\\HookRegistry";
+/// phpClaw's run-id context (PHP userland; optional).
+pub const HOOK_RUN_CONTEXT: &str = "PhpClaw\\Hooks\\HookRunContext";
+
+pub static SHELL_TOOL: ClassSlot = ClassSlot::new();
+
+const P_ALLOWLIST: &str = "allowlist";
+const P_STDOUT: &str = "maxStdoutBytes";
+const P_STDERR: &str = "maxStderrBytes";
+
+const MAY_BE_LONG: u32 = 1 << 4;
+
+fn scope() -> *mut ext_php_rs::ffi::zend_class_entry {
+    SHELL_TOOL.ptr()
+}
+
+/// Whether an exception is pending: `EG(exception)` read directly (no globals lock; this runs
+/// on the request's own thread).
+fn pending() -> bool {
+    // SAFETY: the executor globals are static for the process (NTS) or the thread (ZTS) and
+    // live while a request runs; only the pointer is read.
+    unsafe {
+        ext_php_rs::ffi::ext_php_rs_executor_globals()
+            .as_ref()
+            .is_some_and(|eg| !eg.exception.is_null())
+    }
+}
+
+fn read(this: &ZendObject, name: &str) -> Result<Zval, Pending> {
+    match zend::read_property(scope(), this, name) {
+        Some(v) => Ok(v),
+        None if pending() => Err(Pending),
+        None => Ok(Zval::new()),
+    }
+}
+
+/// The allowlist entries that can match a program token: strings only (the reference compares
+/// strictly), as text.
+fn allowlist_of(zv: &Zval) -> Vec<String> {
+    let mut out = Vec::new();
+    if let Some(ht) = zv.array() {
+        zend::for_each_entry(ht, |_, v| {
+            if let Some(s) = v.zend_str() {
+                out.push(String::from_utf8_lossy(s.as_bytes()).into_owned());
+            }
+            true
+        });
+    }
+    out
+}
+
+/// PHP's `sys_get_temp_dir()` (sys_temp_dir, TMPDIR or /tmp), where tempnam() puts files;
+/// asked only when output is spilled.
+fn php_temp_dir() -> Option<PathBuf> {
+    let v = zend::call_function("sys_get_temp_dir", &mut []).ok()?;
+    v.zend_str()
+        .and_then(|s| std::str::from_utf8(s.as_bytes()).ok())
+        .map(PathBuf::from)
+}
+
+/// The tool's configuration, from its properties; the working directory is looked up only
+/// when a command gets past the program checks (see `Shell::check`).
+fn config(this: &ZendObject, caps: bool) -> Result<Shell, Pending> {
+    let policy = ShellPolicy::new(allowlist_of(&read(this, P_ALLOWLIST)?), PathBuf::new());
+    let (mut max_stdout, mut max_stderr) = (
+        DEFAULT_MAX_STDOUT_BYTES as i64,
+        DEFAULT_MAX_STDERR_BYTES as i64,
+    );
+    if caps {
+        max_stdout = read(this, P_STDOUT)?.long().unwrap_or(max_stdout);
+        max_stderr = read(this, P_STDERR)?.long().unwrap_or(max_stderr);
+    }
+    Ok(Shell::new(
+        policy,
+        max_stdout,
+        max_stderr,
+        TempDir::Lookup(php_temp_dir),
+    ))
+}
+
+/// PHP's `(string)` of an array or object (warning, __toString or Error exactly as PHP).
+fn php_strval(v: &Zval) -> Result<Value, Pending> {
+    let s = zend::call_function("strval", &mut [zend::share(v)])?;
+    Ok(Value::Str(
+        s.zend_str()
+            .map(|s| s.as_bytes().to_vec())
+            .unwrap_or_default(),
+    ))
+}
+
+/// The one input key the tool reads, converted once: `command`, cast as PHP casts it.
+fn input_value(ht: &ZendHashTable) -> Result<Value, Pending> {
+    let mut out = Array::with_capacity(1);
+    if let Some(v) = zend::get(ht, "command") {
+        let value = if v.object().is_some() || v.is_array() {
+            php_strval(v)?
+        } else {
+            values::to_value(v).unwrap_or(Value::Null)
+        };
+        out.insert("command", value);
+    }
+    Ok(Value::Array(out))
+}
+
+/// A native run's PHP side: the authorizer, and phpClaw's hook registry.
+struct ShellHost<'a> {
+    inner: PhpHost<'a>,
+}
+
+impl Host for ShellHost<'_> {
+    type Error = Pending;
+
+    fn running_in_console(&mut self) -> Result<bool, Pending> {
+        self.inner.running_in_console()
+    }
+
+    fn allows(&mut self) -> Result<bool, Pending> {
+        self.inner.allows()
+    }
+
+    fn dispatch(&mut self, event: &str, context: &Array) -> Result<(), Pending> {
+        fire_hook(event, context)
+    }
+}
+
+/// A userland class by name (autoloaded), or None; Err when autoloading threw.
+fn find_class(name: &str) -> Result<Option<*mut ext_php_rs::ffi::zend_class_entry>, Pending> {
+    match ClassEntry::try_find(name) {
+        Some(ce) => Ok(Some(std::ptr::from_ref(ce).cast_mut().cast())),
+        None if pending() => Err(Pending),
+        None => Ok(None),
+    }
+}
+
+/// `HookRunContext::$method()` as a non-empty string, if that class and method exist.
+fn run_context(
+    ce: *mut ext_php_rs::ffi::zend_class_entry,
+    method: &str,
+) -> Result<Option<Vec<u8>>, Pending> {
+    let Some(func) = zend::find_method(ce, method) else {
+        return Ok(None);
+    };
+    let v = zend::call_static(ce, func, &mut [])?;
+    Ok(v.zend_str()
+        .map(|s| s.as_bytes().to_vec())
+        .filter(|s| !s.is_empty()))
+}
+
+/// Send `event` to phpClaw's HookRegistry as its event dispatcher does; nothing without it.
+pub fn fire_hook(event: &str, context: &Array) -> Result<(), Pending> {
+    let Some(registry) = find_class(HOOK_REGISTRY)? else {
+        return Ok(());
+    };
+    let Some(fire) = zend::find_method(registry, "fire") else {
+        return Ok(());
+    };
+    let mut context = context.clone();
+    if let Some(run) = find_class(HOOK_RUN_CONTEXT)? {
+        for (method, key) in [
+            ("currentRunId", "run_id"),
+            ("currentParentRunId", "parent_run_id"),
+        ] {
+            if let Some(id) = run_context(run, method)? {
+                context.insert(key, Value::Str(id));
+            }
+        }
+    }
+    let mut args = [
+        zend::str_zval(event),
+        values::to_zval(&Value::Array(context)),
+    ];
+    zend::call_static(registry, fire, &mut args).map(|_| ())
+}
+
+extern "C" fn construct(ex: &mut ExecuteData, _rv: &mut Zval) {
+    let f = Frame::new(ex);
+    if !f.check_count(0, 3) {
+        return;
+    }
+    let Some(this) = f.this() else { return };
+    let mut allowlist = match f.arg(0) {
+        None => string_list(DEFAULT_ALLOWLIST),
+        Some(_) => match f.array(0) {
+            Some(a) => zend::share(a),
+            None => return,
+        },
+    };
+    let mut caps = [
+        DEFAULT_MAX_STDOUT_BYTES as i64,
+        DEFAULT_MAX_STDERR_BYTES as i64,
+    ];
+    for (i, cap) in caps.iter_mut().enumerate() {
+        if f.arg(i + 1).is_some() {
+            match f.long(i + 1) {
+                Some(n) => *cap = n,
+                None => return,
+            }
+        }
+    }
+    zend::write_property(scope(), this, P_ALLOWLIST, &mut allowlist);
+    if zend::pending() {
+        return;
+    }
+    for (name, cap) in [(P_STDOUT, caps[0]), (P_STDERR, caps[1])] {
+        let mut zv = Zval::new();
+        zv.set_long(cap);
+        zend::write_property(scope(), this, name, &mut zv);
+        if zend::pending() {
+            return;
+        }
+    }
+}
+
+extern "C" fn execute(ex: &mut ExecuteData, rv: &mut Zval) {
+    let f = Frame::new(ex);
+    if !f.check_count(1, 1) {
+        return;
+    }
+    let (Some(this), Some(input)) = (f.this(), f.array(0)) else {
+        return;
+    };
+    let Some(ht) = input.array() else { return };
+    let Ok(auth) = authorizer_of(scope(), this) else {
+        return;
+    };
+    let mut host = ShellHost {
+        inner: PhpHost {
+            authorizer: auth.as_ref().and_then(Zval::object),
+        },
+    };
+    match tools::guard(&mut host, core::FORBIDDEN_SUBJECT) {
+        Ok(Some(json)) => {
+            *rv = zend::bytes_zval(&json);
+            return;
+        }
+        Ok(None) => {}
+        Err(e) => return raise(e),
+    }
+    let Ok(value) = input_value(ht) else { return };
+    let Ok(mut tool) = config(this, true) else {
+        return;
+    };
+    match tools::run_steps(&mut tool, &mut host, &value) {
+        Ok(json) => *rv = zend::bytes_zval(&json),
+        Err(ToolError::Host(Pending)) => {}
+        Err(e) => raise(e),
+    }
+}
+
+extern "C" fn is_mutating(ex: &mut ExecuteData, rv: &mut Zval) {
+    let f = Frame::new(ex);
+    if !f.check_count(1, 1) {
+        return;
+    }
+    let (Some(this), Some(input)) = (f.this(), f.array(0)) else {
+        return;
+    };
+    let Some(ht) = input.array() else { return };
+    let Ok(value) = input_value(ht) else { return };
+    let Ok(tool) = config(this, false) else {
+        return;
+    };
+    rv.set_bool(tool.is_mutating(&value));
+}
+
+/// The reference's private `assertPathNotSensitive($command, $cmdName, $token)`: the
+/// sensitive-path rules on one token; a refusal fires `shell.denied` with the token as `file`
+/// and throws ShellDeniedException.
+extern "C" fn assert_path_not_sensitive(ex: &mut ExecuteData, _rv: &mut Zval) {
+    let f = Frame::new(ex);
+    if !f.check_count(3, 3) {
+        return;
+    }
+    let Some(this) = f.this() else { return };
+    let mut args = Vec::with_capacity(3);
+    for n in 0..3 {
+        match f.string(n) {
+            Some(b) => args.push(String::from_utf8_lossy(&b).into_owned()),
+            None => return,
+        }
+    }
+    let Ok(tool) = config(this, false) else {
+        return;
+    };
+    let Some(denial) = tool.judge_path(&args[2]) else {
+        return;
+    };
+    let context = hook_context(&[
+        ("command", args[0].as_str()),
+        ("cmd_name", args[1].as_str()),
+        ("reason", denial.reason.as_str()),
+        ("file", args[2].as_str()),
+    ]);
+    if fire_hook(core::EVENT_DENIED, &context).is_ok() {
+        raise(ToolError::ShellDenied(denial.message));
+    }
+}
+
+extern "C" fn name(ex: &mut ExecuteData, rv: &mut Zval) {
+    if Frame::new(ex).check_count(0, 0) {
+        *rv = zend::str_zval(core::NAME);
+    }
+}
+
+extern "C" fn description(ex: &mut ExecuteData, rv: &mut Zval) {
+    if Frame::new(ex).check_count(0, 0) {
+        *rv = zend::str_zval(core::DESCRIPTION);
+    }
+}
+
+extern "C" fn input_schema(ex: &mut ExecuteData, rv: &mut Zval) {
+    if Frame::new(ex).check_count(0, 0) {
+        *rv = values::to_zval(&core::input_schema());
+    }
+}
+
+extern "C" fn routing(ex: &mut ExecuteData, rv: &mut Zval) {
+    if Frame::new(ex).check_count(0, 0) {
+        routing_metadata(core::ROUTING, rv);
+    }
+}
+
+fn property_getter(ex: &mut ExecuteData, rv: &mut Zval, prop: &str) {
+    let f = Frame::new(ex);
+    if !f.check_count(0, 0) {
+        return;
+    }
+    let Some(this) = f.this() else { return };
+    if let Ok(v) = read(this, prop) {
+        *rv = v;
+    }
+}
+
+extern "C" fn allowlist(ex: &mut ExecuteData, rv: &mut Zval) {
+    property_getter(ex, rv, P_ALLOWLIST);
+}
+
+extern "C" fn max_stdout_bytes(ex: &mut ExecuteData, rv: &mut Zval) {
+    property_getter(ex, rv, P_STDOUT);
+}
+
+extern "C" fn max_stderr_bytes(ex: &mut ExecuteData, rv: &mut Zval) {
+    property_getter(ex, rv, P_STDERR);
+}
+
+fn getter(
+    name: &str,
+    handler: extern "C" fn(&mut ExecuteData, &mut Zval),
+    ty: DataType,
+) -> (FunctionBuilder<'static>, MethodFlags) {
+    (
+        FunctionBuilder::new(name, handler).returns(ty, false, false),
+        MethodFlags::Public,
+    )
+}
+
+fn mutating_ce() -> &'static ClassEntry {
+    // The contracts register before any tool; startup aborts if they failed.
+    MUTATING
+        .get()
+        .expect("contracts are registered before the tools")
+}
+
+fn per_invocation_ce() -> &'static ClassEntry {
+    PER_INVOCATION
+        .get()
+        .expect("contracts are registered before the tools")
+}
+
+fn long_const(n: usize) -> i64 {
+    i64::try_from(n).unwrap_or(i64::MAX)
+}
+
+/// Register the class.
+pub fn register() -> ext_php_rs::error::Result<()> {
+    let ctor = FunctionBuilder::constructor(construct)
+        .arg(Arg::new("allowlist", DataType::Array).default("self::DEFAULT_ALLOWLIST"))
+        .arg(Arg::new("maxStdoutBytes", DataType::Long).default("self::DEFAULT_MAX_STDOUT_BYTES"))
+        .arg(Arg::new("maxStderrBytes", DataType::Long).default("self::DEFAULT_MAX_STDERR_BYTES"))
+        .required_args(0);
+    let private = ConstantFlags::Private;
+    let mut b = tool_class(NAME, Extras::default(), true)
+        .implements((
+            mutating_ce,
+            "PhpClaw\\Tools\\Contracts\\MutatingToolInterface",
+        ))
+        .implements((
+            per_invocation_ce,
+            "PhpClaw\\Tools\\Contracts\\PerInvocationMutabilityInterface",
+        ))
+        .constant(
+            "DEFAULT_MAX_STDOUT_BYTES",
+            long_const(DEFAULT_MAX_STDOUT_BYTES),
+            &[],
+            ConstantFlags::Public,
+        )?
+        .constant(
+            "DEFAULT_MAX_STDERR_BYTES",
+            long_const(DEFAULT_MAX_STDERR_BYTES),
+            &[],
+            ConstantFlags::Public,
+        )?
+        .constant(
+            "PROCESS_TIMEOUT_SECONDS",
+            i64::try_from(PROCESS_TIMEOUT_SECONDS).unwrap_or(i64::MAX),
+            &[],
+            private,
+        )?
+        .constant(
+            "HARD_READ_CEILING_BYTES",
+            long_const(HARD_READ_CEILING_BYTES),
+            &[],
+            private,
+        )?
+        .constant("SIGKILL", i64::from(SIGKILL), &[], private)?;
+    for (name, list) in [
+        ("DEFAULT_ALLOWLIST", DEFAULT_ALLOWLIST),
+        ("READONLY_COMMANDS", READONLY_COMMANDS),
+        ("HARD_BLOCKED", HARD_BLOCKED),
+        ("METACHARACTERS", METACHARACTERS),
+        ("FILE_READING_COMMANDS", FILE_READING_COMMANDS),
+    ] {
+        b = b.constant(name, ffi::persistent_string_list(list), &[], private)?;
+    }
+    b = b
+        .method(ctor, MethodFlags::Public)
+        .method(
+            FunctionBuilder::new("execute", execute)
+                .arg(Arg::new("input", DataType::Array))
+                .returns(DataType::String, false, false),
+            MethodFlags::Public,
+        )
+        .method(
+            FunctionBuilder::new("isMutating", is_mutating)
+                .arg(Arg::new("input", DataType::Array))
+                .returns(DataType::Bool, false, false),
+            MethodFlags::Public,
+        )
+        .method(routing_method(routing), MethodFlags::Public)
+        .method(
+            FunctionBuilder::new("assertPathNotSensitive", assert_path_not_sensitive)
+                .arg(Arg::new("command", DataType::String))
+                .arg(Arg::new("cmdName", DataType::String))
+                .arg(Arg::new("token", DataType::String))
+                .returns(DataType::Void, false, false),
+            MethodFlags::Private,
+        );
+    for (func, flags) in [
+        getter("name", name, DataType::String),
+        getter("description", description, DataType::String),
+        getter("inputSchema", input_schema, DataType::Array),
+        getter("allowlist", allowlist, DataType::Array),
+        getter("maxStdoutBytes", max_stdout_bytes, DataType::Long),
+        getter("maxStderrBytes", max_stderr_bytes, DataType::Long),
+    ] {
+        b = b.method(func, flags);
+    }
+    b.registration(|ce, _| {
+        let readonly = MethodFlags::Private.bits() | zend::ACC_READONLY;
+        zend::declare_typed_property(
+            ce,
+            P_ALLOWLIST,
+            readonly,
+            zend::mask_type(zend::MAY_BE_ARRAY),
+            None,
+        );
+        for prop in [P_STDOUT, P_STDERR] {
+            zend::declare_typed_property(ce, prop, readonly, zend::mask_type(MAY_BE_LONG), None);
+        }
+        crate::php::tools::declare_authorizer(ce);
+        SHELL_TOOL.set(ce);
+    })
+    .register()
+}
