@@ -458,14 +458,27 @@ fn throw_zval(zv: Zval) {
 #[derive(Debug)]
 pub struct Pending;
 
+/// The engine's pending exception pointer, read straight from the executor globals.
+/// ext-php-rs's `ExecutorGlobals::get()` takes a process-wide lock for every read; the engine
+/// itself never takes one (the globals belong to the running thread), and no Rust code here
+/// holds a guard across this call, so a plain read is what the engine's own EG(exception) is.
+fn pending_exception() -> *mut zend_object {
+    // SAFETY: the executor globals are static (per thread under ZTS) for the process's life.
+    unsafe {
+        ffi::ext_php_rs_executor_globals()
+            .as_ref()
+            .map_or(ptr::null_mut(), |eg| eg.exception)
+    }
+}
+
 /// Whether an exception is pending.
 pub fn pending() -> bool {
-    ExecutorGlobals::has_exception()
+    !pending_exception().is_null()
 }
 
 /// Whether the pending "exception" is the marker `exit()` and fatal errors unwind with.
 pub fn exiting() -> bool {
-    let ex = ExecutorGlobals::get().exception;
+    let ex = pending_exception();
     // SAFETY: the engine's pending exception pointer, checked for null first.
     !ex.is_null()
         && unsafe { zend_is_unwind_exit(ex.cast_const()) || zend_is_graceful_exit(ex.cast_const()) }
