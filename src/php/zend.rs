@@ -842,3 +842,42 @@ pub fn call_function(name: &str, args: &mut [Zval]) -> Result<Zval, Pending> {
         _ => Err(Pending),
     }
 }
+
+/// Where the declared property `name` of `ce` lives inside its objects (the engine's
+/// `property_info->offset`, in bytes from the object's start), for [`declared_slot`]. Read it
+/// once the class is declared (its registration callback); it never moves for a final class.
+pub fn property_offset(ce: &ClassEntry, name: &str) -> Option<u32> {
+    // SAFETY: a live class; `properties_info` maps names to `zend_property_info` pointers.
+    unsafe {
+        let zv = ffi::zend_hash_str_find(
+            &raw const ce.properties_info,
+            name.as_ptr().cast(),
+            name.len(),
+        )
+        .as_ref()?;
+        let info = zv.value.ptr.cast::<ffi::zend_property_info>().as_ref()?;
+        Some(info.offset)
+    }
+}
+
+/// The declared property at `offset` of `obj` (from [`property_offset`] for `obj`'s own
+/// class), dereferenced; None while it is uninitialised (then read it with [`read_property`],
+/// which raises PHP's own Error). No lookup, no allocation, no copy.
+pub fn declared_slot(obj: &ZendObject, offset: u32) -> Option<&Zval> {
+    if offset == 0 {
+        return None;
+    }
+    // SAFETY: for an object of the class the offset was taken from, `offset` points at one of
+    // the object's declared property slots, which live as long as the object.
+    unsafe {
+        let slot = ptr::from_ref(obj)
+            .cast::<u8>()
+            .add(offset as usize)
+            .cast::<Zval>()
+            .as_ref()?;
+        if (*ptr::from_ref(slot).cast::<zval>()).u1.type_info & 0xff == ffi::IS_UNDEF {
+            return None;
+        }
+        Some(slot.dereference())
+    }
+}
