@@ -46,6 +46,7 @@ extern "C" {
     fn zend_is_graceful_exit(ex: *const zend_object) -> bool;
     fn cfg_get_entry(name: *const c_char, name_length: usize) -> *mut zval;
     fn php_log_err_with_severity(message: *const c_char, syslog_type: c_int);
+    fn zval_add_ref(p: *mut zval);
 }
 
 /// `ZEND_ACC_READONLY`: a property that can be initialised once, from its class scope.
@@ -432,11 +433,9 @@ impl Thrown {
     /// Wrap an object the caller owns (e.g. an argument) without taking it from the engine.
     pub fn from_object(obj: &ZendObject) -> Self {
         let raw: *mut zend_object = ptr::from_ref(obj).cast_mut().cast();
-        // SAFETY: a live refcounted object; the box owns the reference added here.
-        unsafe {
-            (*raw).gc.refcount += 1;
-            Self(Some(ZBox::from_raw(raw.cast())))
-        }
+        add_object_ref(raw);
+        // SAFETY: a live refcounted object; the box owns the reference added just above.
+        unsafe { Self(Some(ZBox::from_raw(raw.cast()))) }
     }
 }
 
@@ -489,13 +488,29 @@ pub fn object_zval(obj: &ZendObject) -> Zval {
     let raw: *mut zend_object = ptr::from_ref(obj).cast_mut().cast();
     let mut zv = Zval::new();
     let out: *mut zval = ptr::from_mut(&mut zv).cast();
-    // SAFETY: a live, refcounted object; the new zval owns the reference it adds.
+    add_object_ref(raw);
+    // SAFETY: a live, refcounted object; the new zval owns the reference added just above.
     unsafe {
-        (*raw).gc.refcount += 1;
         (*out).value.obj = raw;
         (*out).u1.type_info = IS_OBJECT_EX;
     }
     zv
+}
+
+/// Add a reference to a live object, done by the engine (`zval_add_ref`). Incrementing
+/// `gc.refcount` from Rust through a pointer derived from a `&ZendObject` is undefined
+/// behaviour the optimiser may drop, and release builds did drop it: an authorizer bound with
+/// withAuthorizer() was freed while the tool still pointed at it.
+fn add_object_ref(raw: *mut zend_object) {
+    let mut tmp = std::mem::MaybeUninit::<zval>::zeroed();
+    // SAFETY: a zval naming the live object, handed to the engine's own add-ref; the temporary
+    // is never destroyed, so the reference stays with the caller's new owner.
+    unsafe {
+        let p = tmp.as_mut_ptr();
+        (*p).value.obj = raw;
+        (*p).u1.type_info = IS_OBJECT_EX;
+        zval_add_ref(p);
+    }
 }
 
 /// `IS_OBJECT_EX`: object type with the refcounted and collectable flags.
