@@ -26,8 +26,8 @@ use super::{success, Host, NativeTool, ToolError};
 use crate::core::json;
 use crate::core::security::blocked_paths::NOISE_DIRS;
 use crate::core::security::file_rules::{check_file_read_with, sanitize_for_message, Refusal};
-use crate::core::security::workspace::open_root::{openat2_in_use, OpenRoot};
-use crate::core::security::workspace::{is_clean_relative, Tool};
+use crate::core::security::workspace::open_root::{openat2_in_use, Beneath, OpenRoot};
+use crate::core::security::workspace::{is_clean_relative, PathError, PathErrorKind, Tool};
 use crate::core::value::{Array, Value};
 
 /// `name()`.
@@ -403,17 +403,28 @@ impl FileRead {
             && !open.workspace().repeats_root_tail(trimmed, 2)
         {
             self.check(trimmed)?;
-            if let Some((file, meta)) = open.open_file(trimmed) {
-                let mut real = String::with_capacity(open.root_str().len() + 1 + trimmed.len());
-                real.push_str(open.root_str());
-                real.push('/');
-                real.push_str(trimmed);
-                self.prefetched.0.set(Some(Opened {
-                    real: real.clone(),
-                    file,
-                    size: meta.len(),
-                }));
-                return Ok((trimmed.to_string(), real, open.root_str().to_string()));
+            match open.open_file(trimmed) {
+                Beneath::File(file, meta) => {
+                    let mut real = String::with_capacity(open.root_str().len() + 1 + trimmed.len());
+                    real.push_str(open.root_str());
+                    real.push('/');
+                    real.push_str(trimmed);
+                    self.prefetched.0.set(Some(Opened {
+                        real: real.clone(),
+                        file,
+                        size: meta.len(),
+                    }));
+                    return Ok((trimmed.to_string(), real, open.root_str().to_string()));
+                }
+                Beneath::NotAFile => {
+                    return Err(PathError {
+                        kind: PathErrorKind::NotAFile,
+                        tool: Tool::FileRead,
+                        path: trimmed.to_string(),
+                    }
+                    .refusal());
+                }
+                Beneath::Walk => {}
             }
         }
         let ws = open

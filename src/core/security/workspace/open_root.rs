@@ -91,17 +91,46 @@ impl OpenRoot {
     }
 
     /// Open `relative` (a clean relative path: see [`super::is_clean_relative`]) beneath the
-    /// root, read-only, crossing no symlink and never leaving the root, and return it with its
-    /// metadata when it is a regular file. None in every other case, for the caller to run the
-    /// full resolution instead.
-    pub fn open_file(&self, relative: &str) -> Option<(File, Metadata)> {
-        let (fd, _, _) = self.dir.as_ref()?;
+    /// root, read-only, crossing no symlink and never leaving the root.
+    pub fn open_file(&self, relative: &str) -> Beneath {
+        let Some((fd, _, _)) = self.dir.as_ref() else {
+            return Beneath::Walk;
+        };
         if relative.is_empty() || memchr::memchr(0, relative.as_bytes()).is_some() {
-            return None;
+            return Beneath::Walk;
         }
-        let file = openat2_beneath(fd, relative)?;
-        let meta = file.metadata().ok()?;
-        meta.is_file().then_some((file, meta))
+        let Some(file) = openat2_beneath(fd, relative) else {
+            return Beneath::Walk;
+        };
+        match file.metadata() {
+            Ok(meta) if meta.is_file() => Beneath::File(file, meta),
+            Ok(_) => Beneath::NotAFile,
+            Err(_) => Beneath::Walk,
+        }
+    }
+}
+
+/// What [`OpenRoot::open_file`] found.
+#[derive(Debug)]
+pub enum Beneath {
+    /// A regular file, open for reading, with its metadata.
+    File(File, Metadata),
+    /// Something that is not a regular file (a folder, a FIFO, a socket, a device): the walk
+    /// would refuse it as not a file too (it is opened without blocking, so a FIFO is seen
+    /// and refused instead of waiting for a writer).
+    NotAFile,
+    /// Not opened (missing, a symlink, an escape, no `openat2`, any error): run the full
+    /// resolution, which words the refusal.
+    Walk,
+}
+
+impl Beneath {
+    /// The open file, if that is what was found.
+    pub fn file(self) -> Option<(File, Metadata)> {
+        match self {
+            Beneath::File(f, m) => Some((f, m)),
+            _ => None,
+        }
     }
 }
 
@@ -264,13 +293,17 @@ mod tests {
         let root = OpenRoot::get(&t.given()).unwrap();
         assert!(root.is_open());
         let mut text = String::new();
-        let (mut f, meta) = root.open_file("sub/a.txt").unwrap();
+        let (mut f, meta) = root.open_file("sub/a.txt").file().unwrap();
         std::io::Read::read_to_string(&mut f, &mut text).unwrap();
         assert_eq!((text.as_str(), meta.len()), ("a", 1));
-        assert!(root.open_file("notes.txt").is_some());
+        assert!(root.open_file("notes.txt").file().is_some());
+        for folder in ["sub", "sub/deep", "real"] {
+            assert!(
+                matches!(root.open_file(folder), Beneath::NotAFile),
+                "{folder}"
+            );
+        }
         for refused in [
-            "sub",
-            "sub/deep",
             "missing.txt",
             "notes.txt/x",
             "out-dir/secret.txt",
@@ -285,7 +318,10 @@ mod tests {
             "",
             "notes\0.txt",
         ] {
-            assert!(root.open_file(refused).is_none(), "{refused:?}");
+            assert!(
+                matches!(root.open_file(refused), Beneath::Walk),
+                "{refused:?}"
+            );
         }
         assert!(openat2_in_use(), "this kernel has openat2");
     }
@@ -298,7 +334,7 @@ mod tests {
         // SAFETY: a valid C string.
         assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
         let root = OpenRoot::get(&t.given()).unwrap();
-        assert!(root.open_file("pipe").is_none());
+        assert!(matches!(root.open_file("pipe"), Beneath::NotAFile));
     }
 
     #[test]
@@ -321,12 +357,17 @@ mod tests {
             assert!(is_clean_relative(p), "{p}");
             let walked = ws.resolve_for(Tool::FileRead, p);
             match root.open_file(p) {
-                Some(_) => {
+                Beneath::File(..) => {
                     let r = walked.unwrap();
                     assert_eq!(r.real, ws.root().join(p), "{p}");
                     assert_eq!((r.display.as_str(), r.real_relative.as_str()), (p, p));
                 }
-                None => assert!(walked.is_err(), "{p}"),
+                Beneath::NotAFile => assert_eq!(
+                    walked.map_err(|e| e.kind),
+                    Err(PathErrorKind::NotAFile),
+                    "{p}"
+                ),
+                Beneath::Walk => assert!(walked.is_err(), "{p}"),
             }
         }
     }
@@ -349,8 +390,8 @@ mod tests {
         fs::write(t.base.join("ws/fresh.txt"), "f").unwrap();
         let c = OpenRoot::get(&given).unwrap();
         assert!(!Arc::ptr_eq(&a, &c));
-        assert!(c.open_file("fresh.txt").is_some());
-        assert!(c.open_file("notes.txt").is_none());
+        assert!(c.open_file("fresh.txt").file().is_some());
+        assert!(c.open_file("notes.txt").file().is_none());
 
         // Gone: the same refusal as the full validation.
         fs::remove_dir_all(t.base.join("ws")).unwrap();
@@ -369,7 +410,7 @@ mod tests {
                 .to_str()
                 .unwrap()
         );
-        assert!(d.open_file("secret.txt").is_some());
+        assert!(d.open_file("secret.txt").file().is_some());
     }
 
     #[test]
