@@ -477,7 +477,7 @@ mod tests {
         let all = segs.join("/");
         assert!(ws.repeats_root_tail(&format!("{last2}/notes.txt"), 2));
         assert!(ws.repeats_root_tail(&format!("{all}/notes.txt"), 2));
-        assert!(!ws.repeats_root_tail(&format!("{last2}"), 2));
+        assert!(!ws.repeats_root_tail(&last2, 2));
         assert!(!ws.repeats_root_tail("ws/notes.txt", 2));
         assert!(ws.repeats_root_tail("ws/notes.txt", 1));
         assert!(!ws.repeats_root_tail(&format!("{last2}x/notes.txt"), 2));
