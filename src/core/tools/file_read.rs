@@ -20,6 +20,7 @@
 
 use std::fs::File;
 use std::io::{BufRead, BufReader, Read as _, Seek, SeekFrom};
+use std::os::unix::fs::OpenOptionsExt;
 use std::path::Path;
 
 use super::{success, Host, NativeTool, ToolError};
@@ -457,7 +458,13 @@ impl FileRead {
         let (mut file, size) = match self.prefetched.take_for(real) {
             Some(opened) => opened,
             None => {
-                let file = match File::open(Path::new(real)) {
+                // Without blocking: a FIFO is then refused as not a file below instead of
+                // waiting for a writer (no effect on regular files).
+                let file = match std::fs::OpenOptions::new()
+                    .read(true)
+                    .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
+                    .open(Path::new(real))
+                {
                     Ok(f) => f,
                     Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
                         return Err(format!("File not found: {s}"))
