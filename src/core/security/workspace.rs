@@ -18,6 +18,10 @@
 //! ending in a dot or a space (`secret.php.`, `x.php `), which Windows and some Apache
 //! configurations treat as the name without it; a dangling symlink is refused when followed.
 //!
+//! [`open_root`] keeps a validated root open between calls and, on Linux, opens a clean relative
+//! path beneath it in one `openat2` call with the kernel refusing symlinks and escapes; whatever
+//! that fast path does not open goes through the walk here, which words the refusal.
+//!
 //! Use [`super::file_rules::resolve_checked`] for the whole gate (rules on the path as given,
 //! this resolution, rules again on the real path). Resolution is a check, not a lock: a caller
 //! should still create missing folders one at a time and open with `O_NOFOLLOW`.

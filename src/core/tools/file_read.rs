@@ -7,6 +7,11 @@
 //! - the path goes through the whole sandbox gate: file_read's blocklists on the path as given
 //!   (with the tool's own noise folders; the security folders always), the workspace resolution
 //!   (`core::security::workspace`, file_read policy), and the blocklists again on the real path;
+//! - the plain case (symlinks refused, a clean relative path such as `logs/app.log`) is opened
+//!   in one `openat2` call beneath the root kept open by `workspace::open_root`, after one rules
+//!   check (the path as given, collapsed and real are then the same string); the open file is
+//!   handed to the read, so the path is resolved and opened once; anything else takes the full
+//!   walk, with the same answers;
 //! - the first 8192 bytes are sniffed: a NUL byte means binary, refused;
 //! - without offset / limit / line_numbers: at most `maxBytes` bytes (16384 by default); a longer
 //!   file is cut, an incomplete UTF-8 sequence at the cut dropped, and
