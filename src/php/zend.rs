@@ -46,6 +46,7 @@ extern "C" {
     fn zend_is_graceful_exit(ex: *const zend_object) -> bool;
     fn cfg_get_entry(name: *const c_char, name_length: usize) -> *mut zval;
     fn php_log_err_with_severity(message: *const c_char, syslog_type: c_int);
+    fn zval_add_ref(p: *mut zval);
 }
 
 /// `ZEND_ACC_READONLY`: a property that can be initialised once, from its class scope.
@@ -432,11 +433,9 @@ impl Thrown {
     /// Wrap an object the caller owns (e.g. an argument) without taking it from the engine.
     pub fn from_object(obj: &ZendObject) -> Self {
         let raw = obj_ptr(obj);
-        // SAFETY: a live refcounted object; the box owns the reference added here.
-        unsafe {
-            (*raw).gc.refcount += 1;
-            Self(Some(ZBox::from_raw(raw.cast())))
-        }
+        add_object_ref(raw);
+        // SAFETY: a live refcounted object; the box owns the reference added just above.
+        unsafe { Self(Some(ZBox::from_raw(raw.cast()))) }
     }
 }
 
@@ -458,14 +457,27 @@ fn throw_zval(zv: Zval) {
 #[derive(Debug)]
 pub struct Pending;
 
+/// The engine's pending exception pointer, read straight from the executor globals.
+/// ext-php-rs's `ExecutorGlobals::get()` takes a process-wide lock for every read; the engine
+/// itself never takes one (the globals belong to the running thread), and no Rust code here
+/// holds a guard across this call, so a plain read is what the engine's own EG(exception) is.
+fn pending_exception() -> *mut zend_object {
+    // SAFETY: the executor globals are static (per thread under ZTS) for the process's life.
+    unsafe {
+        ffi::ext_php_rs_executor_globals()
+            .as_ref()
+            .map_or(ptr::null_mut(), |eg| eg.exception)
+    }
+}
+
 /// Whether an exception is pending.
 pub fn pending() -> bool {
-    ExecutorGlobals::has_exception()
+    !pending_exception().is_null()
 }
 
 /// Whether the pending "exception" is the marker `exit()` and fatal errors unwind with.
 pub fn exiting() -> bool {
-    let ex = ExecutorGlobals::get().exception;
+    let ex = pending_exception();
     // SAFETY: the engine's pending exception pointer, checked for null first.
     !ex.is_null()
         && unsafe { zend_is_unwind_exit(ex.cast_const()) || zend_is_graceful_exit(ex.cast_const()) }
@@ -484,13 +496,29 @@ pub fn object_zval(obj: &ZendObject) -> Zval {
     let raw = obj_ptr(obj);
     let mut zv = Zval::new();
     let out: *mut zval = ptr::from_mut(&mut zv).cast();
-    // SAFETY: a live, refcounted object; the new zval owns the reference it adds.
+    add_object_ref(raw);
+    // SAFETY: a live, refcounted object; the new zval owns the reference added just above.
     unsafe {
-        (*raw).gc.refcount += 1;
         (*out).value.obj = raw;
         (*out).u1.type_info = IS_OBJECT_EX;
     }
     zv
+}
+
+/// Add a reference to a live object, done by the engine (`zval_add_ref`). Incrementing
+/// `gc.refcount` from Rust through a pointer derived from a `&ZendObject` is undefined
+/// behaviour the optimiser may drop, and release builds did drop it: an authorizer bound with
+/// withAuthorizer() was freed while the tool still pointed at it.
+fn add_object_ref(raw: *mut zend_object) {
+    let mut tmp = std::mem::MaybeUninit::<zval>::zeroed();
+    // SAFETY: a zval naming the live object, handed to the engine's own add-ref; the temporary
+    // is never destroyed, so the reference stays with the caller's new owner.
+    unsafe {
+        let p = tmp.as_mut_ptr();
+        (*p).value.obj = raw;
+        (*p).u1.type_info = IS_OBJECT_EX;
+        zval_add_ref(p);
+    }
 }
 
 /// `IS_OBJECT_EX`: object type with the refcounted and collectable flags.
@@ -835,5 +863,44 @@ pub fn call_function(name: &str, args: &mut [Zval]) -> Result<Zval, Pending> {
     match f.try_call(params) {
         Ok(v) if !pending() => Ok(v),
         _ => Err(Pending),
+    }
+}
+
+/// Where the declared property `name` of `ce` lives inside its objects (the engine's
+/// `property_info->offset`, in bytes from the object's start), for [`declared_slot`]. Read it
+/// once the class is declared (its registration callback); it never moves for a final class.
+pub fn property_offset(ce: &ClassEntry, name: &str) -> Option<u32> {
+    // SAFETY: a live class; `properties_info` maps names to `zend_property_info` pointers.
+    unsafe {
+        let zv = ffi::zend_hash_str_find(
+            &raw const ce.properties_info,
+            name.as_ptr().cast(),
+            name.len(),
+        )
+        .as_ref()?;
+        let info = zv.value.ptr.cast::<ffi::zend_property_info>().as_ref()?;
+        Some(info.offset)
+    }
+}
+
+/// The declared property at `offset` of `obj` (from [`property_offset`] for `obj`'s own
+/// class), dereferenced; None while it is uninitialised (then read it with [`read_property`],
+/// which raises PHP's own Error). No lookup, no allocation, no copy.
+pub fn declared_slot(obj: &ZendObject, offset: u32) -> Option<&Zval> {
+    if offset == 0 {
+        return None;
+    }
+    // SAFETY: for an object of the class the offset was taken from, `offset` points at one of
+    // the object's declared property slots, which live as long as the object.
+    unsafe {
+        let slot = ptr::from_ref(obj)
+            .cast::<u8>()
+            .add(offset as usize)
+            .cast::<Zval>()
+            .as_ref()?;
+        if (*ptr::from_ref(slot).cast::<zval>()).u1.type_info & 0xff == ffi::IS_UNDEF {
+            return None;
+        }
+        Some(slot.dereference())
     }
 }

@@ -18,6 +18,10 @@
 //! ending in a dot or a space (`secret.php.`, `x.php `), which Windows and some Apache
 //! configurations treat as the name without it; a dangling symlink is refused when followed.
 //!
+//! [`open_root`] keeps a validated root open between calls and, on Linux, opens a clean relative
+//! path beneath it in one `openat2` call with the kernel refusing symlinks and escapes; whatever
+//! that fast path does not open goes through the walk here, which words the refusal.
+//!
 //! Use [`super::file_rules::resolve_checked`] for the whole gate (rules on the path as given,
 //! this resolution, rules again on the real path). Resolution is a check, not a lock: a caller
 //! should still create missing folders one at a time and open with `O_NOFOLLOW`.
@@ -28,6 +32,8 @@ use std::path::{Component, Path, PathBuf};
 use thiserror::Error;
 
 use super::file_rules::{sanitize_for_message, Refusal};
+
+pub mod open_root;
 
 /// The tool on whose behalf a path is resolved: it picks the policy and the exact messages,
 /// because each reference tool words its refusals differently and PHP callers compare them.
@@ -559,15 +565,40 @@ impl Workspace {
     }
 
     /// The rest of `path` after a tail of at least `min` segments of the real root
-    /// (`var/www/ws/x` or `ws/x` for root `/var/www/ws`), longest tail first.
+    /// (`var/www/ws/x` or `ws/x` for root `/var/www/ws`), longest tail first. Compares segment
+    /// by segment in place: no allocation.
     fn strip_root_tail<'a>(&self, path: &'a str, min: usize) -> Option<&'a str> {
         let root = self.root.to_str()?;
-        let segs: Vec<&str> = root.split('/').filter(|s| !s.is_empty()).collect();
+        let count = root.split('/').filter(|s| !s.is_empty()).count();
         let min = min.max(1);
-        let mut take = segs.len();
+        let mut take = count;
         while take >= min {
-            let tail = segs.get(segs.len() - take..)?.join("/");
-            if let Some(rest) = path.strip_prefix(tail.as_str()) {
+            let mut rest = path;
+            let mut matched = true;
+            for (k, seg) in root
+                .split('/')
+                .filter(|s| !s.is_empty())
+                .skip(count - take)
+                .enumerate()
+            {
+                if k > 0 {
+                    match rest.strip_prefix('/') {
+                        Some(r) => rest = r,
+                        None => {
+                            matched = false;
+                            break;
+                        }
+                    }
+                }
+                match rest.strip_prefix(seg) {
+                    Some(r) => rest = r,
+                    None => {
+                        matched = false;
+                        break;
+                    }
+                }
+            }
+            if matched {
                 if let Some(rest) = rest.strip_prefix('/') {
                     return Some(rest);
                 }
@@ -575,6 +606,12 @@ impl Workspace {
             take -= 1;
         }
         None
+    }
+
+    /// Whether `path` starts with a tail of at least `min` segments of the real root, the case
+    /// where a tool's policy may strip it (then the full resolution must run).
+    pub fn repeats_root_tail(&self, path: &str, min: usize) -> bool {
+        self.strip_root_tail(path, min).is_some()
     }
 
     /// Whether `relative` names something under the root, probing only lexically-inside paths.
@@ -664,6 +701,19 @@ impl Workspace {
             is_dir,
         })
     }
+}
+
+/// Whether `path` is already what the resolution would make of it: relative, `/`-separated,
+/// every segment a plain name (not empty, `.` or `..`, no backslash, no NUL, not ending in a dot
+/// or a space). For such a path the name as given, the collapsed name and (when no symlink is
+/// crossed) the real relative name are the same string.
+pub fn is_clean_relative(path: &str) -> bool {
+    !path.is_empty()
+        && !is_absolute(path)
+        && !path.contains(['\\', '\0'])
+        && path
+            .split('/')
+            .all(|seg| !seg.is_empty() && seg != "." && seg != ".." && !ends_in_dot_or_space(seg))
 }
 
 /// Absolute in any of the forms the reference recognises: `/x`, `\x`, `C:\x`, `C:/x`.

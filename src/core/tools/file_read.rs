@@ -7,6 +7,11 @@
 //! - the path goes through the whole sandbox gate: file_read's blocklists on the path as given
 //!   (with the tool's own noise folders; the security folders always), the workspace resolution
 //!   (`core::security::workspace`, file_read policy), and the blocklists again on the real path;
+//! - the plain case (symlinks refused, a clean relative path such as `logs/app.log`) is opened
+//!   in one `openat2` call beneath the root kept open by `workspace::open_root`, after one rules
+//!   check (the path as given, collapsed and real are then the same string); the open file is
+//!   handed to the read, so the path is resolved and opened once; anything else takes the full
+//!   walk, with the same answers;
 //! - the first 8192 bytes are sniffed: a NUL byte means binary, refused;
 //! - without offset / limit / line_numbers: at most `maxBytes` bytes (16384 by default); a longer
 //!   file is cut, an incomplete UTF-8 sequence at the cut dropped, and
@@ -20,13 +25,15 @@
 
 use std::fs::File;
 use std::io::{BufRead, BufReader, Read as _, Seek, SeekFrom};
+use std::os::unix::fs::OpenOptionsExt;
 use std::path::Path;
 
 use super::{success, Host, NativeTool, ToolError};
 use crate::core::json;
 use crate::core::security::blocked_paths::NOISE_DIRS;
 use crate::core::security::file_rules::{check_file_read_with, sanitize_for_message, Refusal};
-use crate::core::security::workspace::{Tool, Workspace};
+use crate::core::security::workspace::open_root::{openat2_in_use, Beneath, OpenRoot};
+use crate::core::security::workspace::{is_clean_relative, PathError, PathErrorKind, Tool};
 use crate::core::value::{Array, Value};
 
 /// `name()`.
@@ -109,6 +116,43 @@ pub struct FileRead {
     pub follow_symlinks: bool,
     /// Noise folder names refused besides the security ones.
     pub noise_dirs: Vec<String>,
+    /// The file the gate already opened for the planned path (taken by the read).
+    prefetched: Prefetched,
+}
+
+/// A file opened by the gate, kept for perform() (the path is resolved and opened once).
+#[derive(Default)]
+struct Prefetched(std::cell::Cell<Option<Opened>>);
+
+impl std::fmt::Debug for Prefetched {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Prefetched")
+    }
+}
+
+/// An open regular file, its real path and the size fstat() gave.
+#[derive(Debug)]
+struct Opened {
+    real: String,
+    file: File,
+    size: u64,
+}
+
+impl Clone for Prefetched {
+    /// A copy of the tool starts without an open file.
+    fn clone(&self) -> Self {
+        Prefetched::default()
+    }
+}
+
+impl Prefetched {
+    /// The file opened for `real`, if that is what the gate opened.
+    fn take_for(&self, real: &str) -> Option<(File, u64)> {
+        self.0
+            .take()
+            .filter(|o| o.real == real)
+            .map(|o| (o.file, o.size))
+    }
 }
 
 impl FileRead {
@@ -120,6 +164,7 @@ impl FileRead {
             max_bytes: DEFAULT_MAX_BYTES,
             follow_symlinks: false,
             noise_dirs: NOISE_DIRS.iter().map(|s| (*s).to_string()).collect(),
+            prefetched: Prefetched::default(),
         }
     }
 
@@ -305,6 +350,38 @@ fn collapse(path: &str) -> Option<String> {
     Some(out.join("/"))
 }
 
+/// The first [`BINARY_SNIFF_BYTES`] bytes of `file` (fewer at its end). The buffer is sized from
+/// fstat()'s `size` for a small file, and reading stops once that many bytes arrived (no extra
+/// call to see the end); a file that grew meanwhile is read on up to the full sample.
+fn sniff(file: &mut File, size: u64) -> std::io::Result<Vec<u8>> {
+    let small = usize::try_from(size)
+        .ok()
+        .filter(|&n| n > 0 && n < BINARY_SNIFF_BYTES);
+    let mut sample = vec![0u8; small.map_or(BINARY_SNIFF_BYTES, |n| n + 1)];
+    let mut got = 0;
+    loop {
+        if got == sample.len() {
+            if sample.len() >= BINARY_SNIFF_BYTES {
+                break;
+            }
+            sample.resize(BINARY_SNIFF_BYTES, 0);
+        }
+        match file.read(&mut sample[got..]) {
+            Ok(0) => break,
+            Ok(n) => {
+                got += n;
+                if small == Some(got) {
+                    break;
+                }
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    sample.truncate(got);
+    Ok(sample)
+}
+
 /// PHP `trim()`'s default set.
 const PHP_TRIM: &[char] = &[' ', '\t', '\n', '\r', '\0', '\x0B'];
 
@@ -319,8 +396,46 @@ impl FileRead {
             });
         }
         let root = self.workspace_root();
-        let ws = Workspace::new(&root)
-            .map_err(|e| e.refusal(Tool::FileRead))?
+        let open = OpenRoot::get(&root).map_err(|e| e.refusal(Tool::FileRead))?;
+        // The plain case: a clean relative path (its collapsed and, crossing no symlink, its
+        // real relative form are itself, so one rules check judges all three), no root tail
+        // to strip, symlinks refused. The kernel resolves and opens it beneath the root in one
+        // call; anything it does not open goes through the full walk below, which words the
+        // refusal.
+        if !self.follow_symlinks
+            && open.is_open()
+            && openat2_in_use()
+            && is_clean_relative(trimmed)
+            && !open.workspace().repeats_root_tail(trimmed, 2)
+        {
+            self.check(trimmed)?;
+            match open.open_file(trimmed) {
+                Beneath::File(file, meta) => {
+                    let mut real = String::with_capacity(open.root_str().len() + 1 + trimmed.len());
+                    real.push_str(open.root_str());
+                    real.push('/');
+                    real.push_str(trimmed);
+                    self.prefetched.0.set(Some(Opened {
+                        real: real.clone(),
+                        file,
+                        size: meta.len(),
+                    }));
+                    return Ok((trimmed.to_string(), real, open.root_str().to_string()));
+                }
+                Beneath::NotAFile => {
+                    return Err(PathError {
+                        kind: PathErrorKind::NotAFile,
+                        tool: Tool::FileRead,
+                        path: trimmed.to_string(),
+                    }
+                    .refusal());
+                }
+                Beneath::Walk => {}
+            }
+        }
+        let ws = open
+            .workspace()
+            .clone()
             .with_follow_symlinks(self.follow_symlinks);
         if !trimmed.contains('\0') {
             self.check(trimmed)?;
@@ -345,34 +460,40 @@ impl FileRead {
     fn open(&self, real: &str, shown: &str) -> Result<(File, Vec<u8>, u64), String> {
         let s = sanitize_for_message(shown);
         let cannot = || format!("Cannot open file for reading: {s}");
-        let mut file = match File::open(Path::new(real)) {
-            Ok(f) => f,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                return Err(format!("File not found: {s}"))
+        let (mut file, size) = match self.prefetched.take_for(real) {
+            Some(opened) => opened,
+            None => {
+                // Without blocking: a FIFO is then refused as not a file below instead of
+                // waiting for a writer (no effect on regular files).
+                let file = match std::fs::OpenOptions::new()
+                    .read(true)
+                    .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
+                    .open(Path::new(real))
+                {
+                    Ok(f) => f,
+                    Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                        return Err(format!("File not found: {s}"))
+                    }
+                    Err(_) if !Path::new(real).exists() => {
+                        return Err(format!("File not found: {s}"))
+                    }
+                    Err(_) if !Path::new(real).is_file() => {
+                        return Err(format!("Path is not a file: {s}"))
+                    }
+                    Err(_) => return Err(cannot()),
+                };
+                let meta = file.metadata().map_err(|_| cannot())?;
+                if !meta.is_file() {
+                    return Err(format!("Path is not a file: {s}"));
+                }
+                (file, meta.len())
             }
-            Err(_) if !Path::new(real).exists() => return Err(format!("File not found: {s}")),
-            Err(_) if !Path::new(real).is_file() => return Err(format!("Path is not a file: {s}")),
-            Err(_) => return Err(cannot()),
         };
-        let meta = file.metadata().map_err(|_| cannot())?;
-        if !meta.is_file() {
-            return Err(format!("Path is not a file: {s}"));
-        }
-        let mut sample = vec![0u8; BINARY_SNIFF_BYTES];
-        let mut got = 0;
-        while got < sample.len() {
-            match file.read(&mut sample[got..]) {
-                Ok(0) => break,
-                Ok(n) => got += n,
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                Err(_) => return Err(cannot()),
-            }
-        }
-        sample.truncate(got);
+        let sample = sniff(&mut file, size).map_err(|_| cannot())?;
         if memchr::memchr(0, &sample).is_some() {
             return Err(format!("Binary file; not readable as text: {s}"));
         }
-        Ok((file, sample, meta.len()))
+        Ok((file, sample, size))
     }
 
     /// The whole file up to the cap.

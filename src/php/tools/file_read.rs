@@ -11,6 +11,8 @@
 //! same log, and nothing outlives the request. Without phpClaw's class no log is kept (there is
 //! no file_edit to consult it either).
 
+use std::sync::atomic::{AtomicU32, Ordering};
+
 use ext_php_rs::args::Arg;
 use ext_php_rs::builders::FunctionBuilder;
 use ext_php_rs::flags::{ConstantFlags, DataType, MethodFlags};
@@ -19,7 +21,7 @@ use ext_php_rs::zend::{ClassEntry, ExecuteData};
 
 use super::super::values;
 use super::super::zend::{self, ClassSlot, Frame, Pending};
-use super::{authorizer_of, call_read_log, raise, routing_metadata, tool_class, Extras, PhpHost};
+use super::{call_read_log, raise, routing_metadata, tool_class, Extras, PhpHost};
 use crate::core::security::blocked_paths::NOISE_DIRS;
 use crate::core::tools::file_read::{self as core, FileRead};
 use crate::core::tools::{self as tools, ToolError};
@@ -44,7 +46,27 @@ fn scope() -> *mut ext_php_rs::ffi::zend_class_entry {
     FILE_READ.ptr()
 }
 
+/// The declared properties whose slots are read directly, and their offsets (set at startup).
+const SLOTS: [&str; 6] = [
+    P_MAX,
+    P_FOLLOW,
+    P_NOISE,
+    P_CONFIGURED,
+    P_RESOLVED,
+    super::AUTHORIZER_PROP,
+];
+static OFFSETS: [AtomicU32; 6] = [const { AtomicU32::new(0) }; 6];
+
+/// A property of the tool: straight from its slot when initialised, else through the engine
+/// (which raises PHP's Error for an uninitialised typed property).
 fn read(this: &ZendObject, name: &str) -> Result<Zval, Pending> {
+    if std::ptr::eq(this.ce, scope()) {
+        if let Some(i) = SLOTS.iter().position(|p| *p == name) {
+            if let Some(v) = zend::declared_slot(this, OFFSETS[i].load(Ordering::Relaxed)) {
+                return Ok(v.shallow_clone());
+            }
+        }
+    }
     let v = zend::read_property(scope(), this, name);
     if zend::pending() {
         return Err(Pending);
@@ -209,11 +231,11 @@ extern "C" fn execute(ex: &mut ExecuteData, rv: &mut Zval) {
     };
     let Some(ht) = input.array() else { return };
     let Ok(mut tool) = config(this) else { return };
-    let Ok(auth) = authorizer_of(scope(), this) else {
+    let Ok(auth) = read(this, super::AUTHORIZER_PROP) else {
         return;
     };
     let mut host = PhpHost {
-        authorizer: auth.as_ref().and_then(Zval::object),
+        authorizer: auth.object(),
     };
     match tools::guard(&mut host, core::FORBIDDEN_SUBJECT) {
         Ok(Some(json)) => {
@@ -377,6 +399,12 @@ pub fn register() -> ext_php_rs::error::Result<()> {
             Some(Zval::null()),
         );
         super::declare_authorizer(ce);
+        for (name, offset) in SLOTS.iter().zip(&OFFSETS) {
+            offset.store(
+                zend::property_offset(ce, name).unwrap_or(0),
+                Ordering::Relaxed,
+            );
+        }
         FILE_READ.set(ce);
     })
     .register()
