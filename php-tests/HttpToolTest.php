@@ -112,6 +112,7 @@ if ($path === '/missing') { http_response_code(404); header('X-Why: gone'); echo
 if (preg_match('#^/bytes/(\d+)$#', $path, $m)) { echo str_repeat('a', (int) $m[1]); return; }
 if ($path === '/slow') { sleep(3); echo 'late'; return; }
 header('X-Echo: yes');
+header('X-Dup: one'); header('X-Dup: two', false);
 echo $_SERVER['REQUEST_METHOD'], '|', file_get_contents('php://input'), '|',
     $_SERVER['HTTP_X_TEST'] ?? '-', '|', $_SERVER['HTTP_USER_AGENT'] ?? '-', '|', $_SERVER['HTTP_INJECTED'] ?? '-';
 PHP);
@@ -139,6 +140,7 @@ PHP);
             self::assertSame(['mode' => 'http', 'method' => 'GET', 'url' => "$base/echo"], $r['meta']);
             $lower = array_change_key_case($r['data']['headers']);
             self::assertSame('yes', $lower['x-echo']);
+            self::assertSame('two', $lower['x-dup']);
 
             $r = json_decode($t->execute(['url' => "$base/echo", 'method' => 'post', 'body' => 'hello',
                 'headers' => ['X-Test' => "v1\r\nInjected: 1"]]), true);

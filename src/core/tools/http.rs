@@ -116,7 +116,7 @@ pub struct Planned {
 pub struct Answer {
     /// HTTP status.
     pub status: u16,
-    /// Response headers (last value per name).
+    /// Response headers (last value per name; names lower-cased, as ureq 2 reports them).
     pub headers: Array,
     /// The (truncated) body.
     pub body: Vec<u8>,
@@ -241,7 +241,8 @@ impl Http {
         let status = resp.status();
         let mut headers = Array::new();
         for name in resp.headers_names() {
-            if let Some(v) = resp.header(&name) {
+            // The last value of a repeated header wins, as the reference's map keeps it.
+            if let Some(v) = resp.all(&name).last() {
                 headers.insert(name.as_str(), Value::str(v.trim()));
             }
         }
