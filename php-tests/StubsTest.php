@@ -71,6 +71,7 @@ final class StubsTest extends TestCase
             'PhpClaw\\Tools\\FileEditTool',
             'PhpClaw\\Tools\\FileReadTool',
             'PhpClaw\\Tools\\FileWriteTool',
+            'PhpClaw\\Tools\\HttpTool',
             'PhpClaw\\Tools\\RemoteToolActivator',
             'PhpClaw\\Tools\\Security\\BlockedPaths',
             'PhpClaw\\Tools\\ShellTool',
@@ -80,6 +81,7 @@ final class StubsTest extends TestCase
             'PhpClaw\\Tools\\ToolRegistry',
             'PhpClaw\\Tools\\ToolRouter',
             'PhpClaw\\Tools\\ToolRoutingMetadata',
+            'PhpClaw\\Tools\\ZipPackagerTool',
         ], $names);
     }
 

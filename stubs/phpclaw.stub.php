@@ -799,6 +799,148 @@ namespace PhpClaw\Tools {
         }
     }
 
+    /** Native http_request: one GET or POST to a public URL, SSRF-checked, pinned, truncated. */
+    final class HttpTool implements AuthorizableToolInterface, ToolInterface, ToolRoutingInterface
+    {
+        /** Default response cap: 8192 bytes. */
+        public const DEFAULT_MAX_RESPONSE_BYTES = 8192;
+
+        /** Default timeout: 10 seconds. */
+        public const DEFAULT_TIMEOUT_SECONDS = 10;
+
+        /** Response cap in bytes. */
+        private int $maxResponseBytes;
+
+        /** Timeout in seconds. */
+        private int $timeoutSeconds;
+
+        /** The bound authorizer, if any. */
+        private ?ToolAuthorizerInterface $authorizer = null;
+
+        /** Configure the response cap and the timeout. */
+        public function __construct(int $maxResponseBytes = self::DEFAULT_MAX_RESPONSE_BYTES, int $timeoutSeconds = self::DEFAULT_TIMEOUT_SECONDS)
+        {
+        }
+
+        /** Bind the authorizer to consult, or null to allow every caller. */
+        public function withAuthorizer(?ToolAuthorizerInterface $authorizer): void
+        {
+        }
+
+        /** The capability core's tools require. */
+        public function requiredCapability(): string
+        {
+        }
+
+        /** Whether the caller may be offered the tool (console, else the capability). */
+        public function isEligibleForRouting(): bool
+        {
+        }
+
+        /** Example calls (none). */
+        public static function examples(): array
+        {
+        }
+
+        /** The tool name: http_request. */
+        public function name(): string
+        {
+        }
+
+        /** The description the model reads. */
+        public function description(): string
+        {
+        }
+
+        /** The input schema: url, method, body, headers. */
+        public function inputSchema(): array
+        {
+        }
+
+        /** Send the request and return the JSON envelope; refusals throw ToolException. */
+        public function execute(array $input): string
+        {
+        }
+
+        /** The routing signals of http_request. */
+        public function routingMetadata(): ToolRoutingMetadata
+        {
+        }
+
+        /** The response cap. */
+        public function maxResponseBytes(): int
+        {
+        }
+
+        /** The timeout in seconds. */
+        public function timeoutSeconds(): int
+        {
+        }
+    }
+
+    /** Native zip_package: a workspace folder packed into {output_name}.zip in the temp directory. */
+    final class ZipPackagerTool implements AuthorizableToolInterface, MutatingToolInterface, ToolInterface, ToolRoutingInterface
+    {
+        /** Workspace folder under the working directory when no root is given. */
+        public const DEFAULT_WORKSPACE_SUBPATH = 'storage/phpclaw';
+
+        /** The real workspace root when it existed at construction, else the configured path. */
+        private string $workspaceRoot;
+
+        /** The bound authorizer, if any. */
+        private ?ToolAuthorizerInterface $authorizer = null;
+
+        /** Configure the sandbox. */
+        public function __construct(?string $workspaceRoot = null)
+        {
+        }
+
+        /** Bind the authorizer to consult, or null to allow every caller. */
+        public function withAuthorizer(?ToolAuthorizerInterface $authorizer): void
+        {
+        }
+
+        /** The capability core's tools require. */
+        public function requiredCapability(): string
+        {
+        }
+
+        /** Whether the caller may be offered the tool (console, else the capability). */
+        public function isEligibleForRouting(): bool
+        {
+        }
+
+        /** Example calls (none). */
+        public static function examples(): array
+        {
+        }
+
+        /** The tool name: zip_package. */
+        public function name(): string
+        {
+        }
+
+        /** The description the model reads. */
+        public function description(): string
+        {
+        }
+
+        /** The input schema: source_dir, output_name. */
+        public function inputSchema(): array
+        {
+        }
+
+        /** Write the archive and return the JSON envelope; refusals throw ToolException. */
+        public function execute(array $input): string
+        {
+        }
+
+        /** The routing signals of zip_package. */
+        public function routingMetadata(): ToolRoutingMetadata
+        {
+        }
+    }
+
     /** Native file_edit: replaces one unique string in a file file_read has read in this run. */
     final class FileEditTool implements AuthorizableToolInterface, MutatingToolInterface, ResettableInterface, ToolInterface, ToolRoutingInterface
     {

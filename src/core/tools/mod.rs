@@ -19,8 +19,10 @@ pub mod atomic_write;
 pub mod file_edit;
 pub mod file_read;
 pub mod file_write;
+pub mod http;
 pub mod process;
 pub mod shell;
+pub mod zip_package;
 
 use crate::core::json::{self, EncodeError, EncodeOptions};
 use crate::core::lifecycle::{self, messages, retries, Failure, Lifecycle, Plan, Step};

@@ -24,8 +24,10 @@ mod ffi;
 pub mod file_edit;
 pub mod file_read;
 pub mod file_write;
+pub mod http;
 pub mod mutability;
 mod read_log;
+pub mod zip_package;
 
 use ext_php_rs::args::Arg;
 use ext_php_rs::builders::{ClassBuilder, FunctionBuilder};
@@ -341,5 +343,7 @@ pub fn register() -> ext_php_rs::error::Result<()> {
     file_read::register()?;
     file_write::register()?;
     file_edit::register()?;
+    http::register()?;
+    zip_package::register()?;
     Ok(())
 }
