@@ -68,6 +68,7 @@ final class StubsTest extends TestCase
             'PhpClaw\\Tools\\Contracts\\ToolAuthorizerInterface',
             'PhpClaw\\Tools\\Contracts\\ToolInterface',
             'PhpClaw\\Tools\\Contracts\\ToolRoutingInterface',
+            'PhpClaw\\Tools\\DatabaseQueryTool',
             'PhpClaw\\Tools\\FileEditTool',
             'PhpClaw\\Tools\\FileReadTool',
             'PhpClaw\\Tools\\FileWriteTool',

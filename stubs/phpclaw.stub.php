@@ -893,6 +893,69 @@ namespace PhpClaw\Tools {
         }
     }
 
+    /** db_query: one read-only SQL statement run through the given PDO connection. */
+    final class DatabaseQueryTool implements AuthorizableToolInterface, ToolInterface, ToolRoutingInterface
+    {
+        /** The connection queries run through. */
+        private \PDO $pdo;
+
+        /** Folder of spill files; empty means the system temp folder. */
+        private string $spillDir;
+
+        /** The bound authorizer, if any. */
+        private ?ToolAuthorizerInterface $authorizer = null;
+
+        /** Keep the connection and the spill folder. */
+        public function __construct(\PDO $pdo, string $spillDir = '')
+        {
+        }
+
+        /** Bind the authorizer to consult, or null to allow every caller. */
+        public function withAuthorizer(?ToolAuthorizerInterface $authorizer): void
+        {
+        }
+
+        /** The capability core's tools require. */
+        public function requiredCapability(): string
+        {
+        }
+
+        /** Whether the caller may be offered the tool (console, else the capability). */
+        public function isEligibleForRouting(): bool
+        {
+        }
+
+        /** No examples of its own. */
+        public static function examples(): array
+        {
+        }
+
+        /** Check the SQL, run it, answer with at most 100 rows inline and a spill file for the rest. */
+        public function execute(array $input): string
+        {
+        }
+
+        /** Domains, tags, intents and examples for the router. */
+        public function routingMetadata(): ToolRoutingMetadata
+        {
+        }
+
+        /** The tool name, db_query. */
+        public function name(): string
+        {
+        }
+
+        /** The description advertised to the model. */
+        public function description(): string
+        {
+        }
+
+        /** The JSON Schema of the input (sql, params). */
+        public function inputSchema(): array
+        {
+        }
+    }
+
     /** shell_exec: one allowlisted command, run without a shell (argv executed directly). */
     final class ShellTool implements AuthorizableToolInterface, MutatingToolInterface, PerInvocationMutabilityInterface, ToolInterface, ToolRoutingInterface
     {

@@ -20,6 +20,7 @@
 //! ToolRoutingMetadata built from the core's four lists).
 
 pub mod blocked_paths;
+pub mod db_query;
 mod ffi;
 pub mod file_edit;
 pub mod file_read;
@@ -341,5 +342,6 @@ pub fn register() -> ext_php_rs::error::Result<()> {
     file_read::register()?;
     file_write::register()?;
     file_edit::register()?;
+    db_query::register()?;
     Ok(())
 }
