@@ -72,6 +72,7 @@ final class StubsTest extends TestCase
             'PhpClaw\\Tools\\FileEditTool',
             'PhpClaw\\Tools\\FileReadTool',
             'PhpClaw\\Tools\\FileWriteTool',
+            'PhpClaw\\Tools\\LoadSkillTool',
             'PhpClaw\\Tools\\RemoteToolActivator',
             'PhpClaw\\Tools\\Security\\BlockedPaths',
             'PhpClaw\\Tools\\ShellTool',

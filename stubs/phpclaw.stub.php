@@ -956,6 +956,66 @@ namespace PhpClaw\Tools {
         }
     }
 
+    /** load_skill: one registered skill's full instructions by exact name. */
+    final class LoadSkillTool implements AuthorizableToolInterface, ToolInterface, ToolRoutingInterface
+    {
+        /** The tool name. */
+        public const NAME = 'load_skill';
+
+        /** The bound authorizer, if any. */
+        private ?ToolAuthorizerInterface $authorizer = null;
+
+        /** The Skills System section listing every registered skill; empty when there is none. */
+        public static function systemPromptSection(): string
+        {
+        }
+
+        /** Bind the authorizer to consult, or null to allow every caller. */
+        public function withAuthorizer(?ToolAuthorizerInterface $authorizer): void
+        {
+        }
+
+        /** The capability core's tools require. */
+        public function requiredCapability(): string
+        {
+        }
+
+        /** Whether the caller may be offered the tool (console, else the capability). */
+        public function isEligibleForRouting(): bool
+        {
+        }
+
+        /** No examples of its own. */
+        public static function examples(): array
+        {
+        }
+
+        /** The named skill's instructions, or UNKNOWN_SKILL listing the registered names. */
+        public function execute(array $input): string
+        {
+        }
+
+        /** Domains, tags, intents and examples for the router. */
+        public function routingMetadata(): ToolRoutingMetadata
+        {
+        }
+
+        /** The tool name, load_skill. */
+        public function name(): string
+        {
+        }
+
+        /** The description advertised to the model. */
+        public function description(): string
+        {
+        }
+
+        /** The JSON Schema of the input (name). */
+        public function inputSchema(): array
+        {
+        }
+    }
+
     /** shell_exec: one allowlisted command, run without a shell (argv executed directly). */
     final class ShellTool implements AuthorizableToolInterface, MutatingToolInterface, PerInvocationMutabilityInterface, ToolInterface, ToolRoutingInterface
     {

@@ -20,6 +20,7 @@ pub mod db_query;
 pub mod file_edit;
 pub mod file_read;
 pub mod file_write;
+pub mod load_skill;
 pub mod process;
 pub mod shell;
 

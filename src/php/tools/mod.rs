@@ -25,6 +25,7 @@ mod ffi;
 pub mod file_edit;
 pub mod file_read;
 pub mod file_write;
+pub mod load_skill;
 pub mod mutability;
 mod read_log;
 
@@ -343,5 +344,6 @@ pub fn register() -> ext_php_rs::error::Result<()> {
     file_write::register()?;
     file_edit::register()?;
     db_query::register()?;
+    load_skill::register()?;
     Ok(())
 }
