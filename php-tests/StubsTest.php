@@ -76,6 +76,7 @@ final class StubsTest extends TestCase
             'PhpClaw\\Tools\\RemoteToolActivator',
             'PhpClaw\\Tools\\Security\\BlockedPaths',
             'PhpClaw\\Tools\\ShellTool',
+            'PhpClaw\\Tools\\ToolCatalogue',
             'PhpClaw\\Tools\\ToolInput',
             'PhpClaw\\Tools\\ToolMutability',
             'PhpClaw\\Tools\\ToolProfileResolver',

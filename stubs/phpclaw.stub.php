@@ -1016,6 +1016,53 @@ namespace PhpClaw\Tools {
         }
     }
 
+    /** The built-in tool catalogue plus this request's custom registrations. */
+    final class ToolCatalogue
+    {
+        /** Custom registrations of this request. */
+        private static ?array $custom = null;
+
+        /** Every existing built-in tool class, then the custom ones, without duplicates. */
+        public static function all(): array
+        {
+        }
+
+        /** Whether the class is in all(). */
+        public static function has(string $class): bool
+        {
+        }
+
+        /** Add a custom tool class (once). */
+        public static function register(string $class): void
+        {
+        }
+
+        /** Register the tool classes named by installed Composer packages. */
+        public static function boot(): void
+        {
+        }
+
+        /** The given classes (or all()) that exist and implement ToolInterface. */
+        public static function activateEnabled(?array $enabledClasses = null): array
+        {
+        }
+
+        /** activateEnabled() for the string entries of the tools_enabled setting. */
+        public static function activateFromSettings(array $settings): array
+        {
+        }
+
+        /** Forget the custom registrations. */
+        public static function reset(): void
+        {
+        }
+
+        /** Create the default tools with their config arguments and the config's authorizer. */
+        public static function instantiateDefaults(array $config = []): array
+        {
+        }
+    }
+
     /** shell_exec: one allowlisted command, run without a shell (argv executed directly). */
     final class ShellTool implements AuthorizableToolInterface, MutatingToolInterface, PerInvocationMutabilityInterface, ToolInterface, ToolRoutingInterface
     {

@@ -16,6 +16,7 @@
 //! needs from PHP, and its error type carries a pending PHP exception through untouched.
 
 pub mod atomic_write;
+pub mod catalogue;
 pub mod db_query;
 pub mod file_edit;
 pub mod file_read;

@@ -20,6 +20,7 @@
 //! ToolRoutingMetadata built from the core's four lists).
 
 pub mod blocked_paths;
+pub mod catalogue;
 pub mod db_query;
 mod ffi;
 pub mod file_edit;
@@ -345,5 +346,6 @@ pub fn register() -> ext_php_rs::error::Result<()> {
     file_edit::register()?;
     db_query::register()?;
     load_skill::register()?;
+    catalogue::register()?;
     Ok(())
 }
