@@ -152,9 +152,18 @@ final class DatabaseQueryToolTest extends TestCase
     public function testPdoFailureIsDatabaseQueryFailed(): void
     {
         $tool = new DatabaseQueryTool(self::pdo());
-        $this->expectException(ToolException::class);
-        $this->expectExceptionMessage('Database query failed.');
-        $tool->execute(['sql' => 'SELECT nope FROM missing_table']);
+        $log = $this->dir . '/error.log';
+        $old = ini_set('error_log', $log);
+        try {
+            $tool->execute(['sql' => 'SELECT nope FROM missing_table']);
+            self::fail('no exception');
+        } catch (ToolException $e) {
+            self::assertSame('Database query failed.', $e->getMessage());
+            self::assertNull($e->getPrevious());
+        } finally {
+            ini_set('error_log', (string) $old);
+        }
+        self::assertStringContainsString('[phpClaw] DatabaseQueryTool: SQLSTATE[HY000]', (string) file_get_contents($log));
     }
 
     public function testSilentPrepareFailure(): void

@@ -37,6 +37,9 @@ pub const SUBJECT: &str = "query the database";
 /// A PDO failure's message.
 pub const QUERY_FAILED: &str = "Database query failed.";
 
+/// What precedes a PDO failure's message in the error log.
+pub const LOG_PREFIX: &str = "[phpClaw] DatabaseQueryTool: ";
+
 /// A prepare() that answered false.
 pub const PREPARE_FAILED: &str = "Failed to prepare SQL statement.";
 

@@ -42,6 +42,17 @@ struct Pdo<'a> {
 fn pdo_failure() -> ToolError<Pending> {
     let thrown = Thrown::take_pending();
     if thrown.is(ClassEntry::try_find("PDOException")) {
+        // phpClaw logs the driver's message (Log::error, i.e. error_log()) and hides it from
+        // the model.
+        if let Some(obj) = thrown.object() {
+            if let Ok(m) = zend::call_method(obj, "getMessage", &mut []) {
+                let text = m
+                    .zend_str()
+                    .map(|s| s.as_bytes().to_vec())
+                    .unwrap_or_default();
+                zend::error_log(&[core::LOG_PREFIX.as_bytes(), &text].concat());
+            }
+        }
         drop(thrown);
         return ToolError::tool(core::QUERY_FAILED);
     }
