@@ -1035,6 +1035,176 @@ namespace PhpClaw\Tools {
         }
     }
 
+    /** db_query: one read-only SQL statement run through the given PDO connection. */
+    final class DatabaseQueryTool implements AuthorizableToolInterface, ToolInterface, ToolRoutingInterface
+    {
+        /** The connection queries run through. */
+        private \PDO $pdo;
+
+        /** Folder of spill files; empty means the system temp folder. */
+        private string $spillDir;
+
+        /** The bound authorizer, if any. */
+        private ?ToolAuthorizerInterface $authorizer = null;
+
+        /** Keep the connection and the spill folder. */
+        public function __construct(\PDO $pdo, string $spillDir = '')
+        {
+        }
+
+        /** Bind the authorizer to consult, or null to allow every caller. */
+        public function withAuthorizer(?ToolAuthorizerInterface $authorizer): void
+        {
+        }
+
+        /** The capability core's tools require. */
+        public function requiredCapability(): string
+        {
+        }
+
+        /** Whether the caller may be offered the tool (console, else the capability). */
+        public function isEligibleForRouting(): bool
+        {
+        }
+
+        /** No examples of its own. */
+        public static function examples(): array
+        {
+        }
+
+        /** Check the SQL, run it, answer with at most 100 rows inline and a spill file for the rest. */
+        public function execute(array $input): string
+        {
+        }
+
+        /** Domains, tags, intents and examples for the router. */
+        public function routingMetadata(): ToolRoutingMetadata
+        {
+        }
+
+        /** The tool name, db_query. */
+        public function name(): string
+        {
+        }
+
+        /** The description advertised to the model. */
+        public function description(): string
+        {
+        }
+
+        /** The JSON Schema of the input (sql, params). */
+        public function inputSchema(): array
+        {
+        }
+    }
+
+    /** load_skill: one registered skill's full instructions by exact name. */
+    final class LoadSkillTool implements AuthorizableToolInterface, ToolInterface, ToolRoutingInterface
+    {
+        /** The tool name. */
+        public const NAME = 'load_skill';
+
+        /** The bound authorizer, if any. */
+        private ?ToolAuthorizerInterface $authorizer = null;
+
+        /** The Skills System section listing every registered skill; empty when there is none. */
+        public static function systemPromptSection(): string
+        {
+        }
+
+        /** Bind the authorizer to consult, or null to allow every caller. */
+        public function withAuthorizer(?ToolAuthorizerInterface $authorizer): void
+        {
+        }
+
+        /** The capability core's tools require. */
+        public function requiredCapability(): string
+        {
+        }
+
+        /** Whether the caller may be offered the tool (console, else the capability). */
+        public function isEligibleForRouting(): bool
+        {
+        }
+
+        /** No examples of its own. */
+        public static function examples(): array
+        {
+        }
+
+        /** The named skill's instructions, or UNKNOWN_SKILL listing the registered names. */
+        public function execute(array $input): string
+        {
+        }
+
+        /** Domains, tags, intents and examples for the router. */
+        public function routingMetadata(): ToolRoutingMetadata
+        {
+        }
+
+        /** The tool name, load_skill. */
+        public function name(): string
+        {
+        }
+
+        /** The description advertised to the model. */
+        public function description(): string
+        {
+        }
+
+        /** The JSON Schema of the input (name). */
+        public function inputSchema(): array
+        {
+        }
+    }
+
+    /** The built-in tool catalogue plus this request's custom registrations. */
+    final class ToolCatalogue
+    {
+        /** Custom registrations of this request. */
+        private static ?array $custom = null;
+
+        /** Every existing built-in tool class, then the custom ones, without duplicates. */
+        public static function all(): array
+        {
+        }
+
+        /** Whether the class is in all(). */
+        public static function has(string $class): bool
+        {
+        }
+
+        /** Add a custom tool class (once). */
+        public static function register(string $class): void
+        {
+        }
+
+        /** Register the tool classes named by installed Composer packages. */
+        public static function boot(): void
+        {
+        }
+
+        /** The given classes (or all()) that exist and implement ToolInterface. */
+        public static function activateEnabled(?array $enabledClasses = null): array
+        {
+        }
+
+        /** activateEnabled() for the string entries of the tools_enabled setting. */
+        public static function activateFromSettings(array $settings): array
+        {
+        }
+
+        /** Forget the custom registrations. */
+        public static function reset(): void
+        {
+        }
+
+        /** Create the default tools with their config arguments and the config's authorizer. */
+        public static function instantiateDefaults(array $config = []): array
+        {
+        }
+    }
+
     /** shell_exec: one allowlisted command, run without a shell (argv executed directly). */
     final class ShellTool implements AuthorizableToolInterface, MutatingToolInterface, PerInvocationMutabilityInterface, ToolInterface, ToolRoutingInterface
     {

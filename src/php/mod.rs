@@ -85,8 +85,16 @@ extern "C" fn info(module: *mut ModuleEntry) {
     );
     info_table_row!("Native contracts", "ToolInterface, AuthorizableToolInterface, ToolRoutingInterface, MutatingToolInterface, PerInvocationMutabilityInterface, ConfigurableToolInterface, ResettableInterface, ToolAuthorizerInterface");
     info_table_row!(
+        "Native tools",
+        "ShellTool, HttpTool, FileReadTool, FileWriteTool, FileEditTool, ZipPackagerTool, DatabaseQueryTool, LoadSkillTool"
+    );
+    info_table_row!(
+        "Native routing",
+        "ToolRouter, ToolProfileResolver, ToolRegistry, RemoteToolActivator, ToolInput, ToolCatalogue, ToolMutability"
+    );
+    info_table_row!(
         "Native classes",
-        "ToolRoutingMetadata, ToolRouter, ToolProfileResolver, ToolInput, ToolRegistry, RemoteToolActivator, PhpClawException, ToolException, ShellDeniedException, FileReadTool, FileWriteTool, FileEditTool, ShellTool, ToolMutability, Security\\BlockedPaths"
+        "ToolRoutingMetadata, Security\\BlockedPaths, PhpClawException, ToolException, ShellDeniedException"
     );
     info_table_end!();
     ini::display(module);

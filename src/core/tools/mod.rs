@@ -16,10 +16,13 @@
 //! needs from PHP, and its error type carries a pending PHP exception through untouched.
 
 pub mod atomic_write;
+pub mod catalogue;
+pub mod db_query;
 pub mod file_edit;
 pub mod file_read;
 pub mod file_write;
 pub mod http;
+pub mod load_skill;
 pub mod process;
 pub mod shell;
 pub mod zip_package;

@@ -20,11 +20,14 @@
 //! ToolRoutingMetadata built from the core's four lists).
 
 pub mod blocked_paths;
+pub mod catalogue;
+pub mod db_query;
 mod ffi;
 pub mod file_edit;
 pub mod file_read;
 pub mod file_write;
 pub mod http;
+pub mod load_skill;
 pub mod mutability;
 mod read_log;
 pub mod zip_package;
@@ -345,5 +348,8 @@ pub fn register() -> ext_php_rs::error::Result<()> {
     file_edit::register()?;
     http::register()?;
     zip_package::register()?;
+    db_query::register()?;
+    load_skill::register()?;
+    catalogue::register()?;
     Ok(())
 }
