@@ -9,14 +9,14 @@ cd "$ROOT"
 module="$(php-config --extension-dir)/phpclaw.so"
 
 echo "== core tests (cargo test --no-default-features)"
-cargo test --no-default-features --release --quiet
+cargo test --no-default-features --profile ci --quiet
 
 # Each parser's fuzz target again with more cases; longer runs: raise PHPCLAW_FUZZ_CASES.
 echo "== bounded fuzz runs (PROPTEST_CASES=${PHPCLAW_FUZZ_CASES:=4096})"
 for target in tests/fuzz_*.rs; do
     name="$(basename "$target" .rs)"
     PROPTEST_CASES="$PHPCLAW_FUZZ_CASES" timeout 600 \
-        cargo test --no-default-features --release --quiet --test "$name"
+        cargo test --no-default-features --profile ci --quiet --test "$name"
 done
 
 echo "== PHP tests against $module"
