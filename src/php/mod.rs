@@ -12,6 +12,7 @@ mod json_view;
 mod lifecycle;
 mod profiles;
 mod router;
+mod router_identity;
 mod routing_metadata;
 mod routing_support;
 mod tool_input;

@@ -3,6 +3,7 @@
 //! copied); only names, descriptions and routing metadata are read, and the core's
 //! prepared-tool cache keeps repeated calls with the same tools from re-tokenising them.
 
+use std::rc::Rc;
 use std::sync::Arc;
 
 use ext_php_rs::args::Arg;
@@ -12,6 +13,7 @@ use ext_php_rs::types::{ZendHashTable, ZendObject, Zval};
 use ext_php_rs::zend::ExecuteData;
 
 use super::json_view::ZvalView;
+use super::router_identity;
 use super::routing_metadata::FIELDS;
 use super::routing_support::{
     self as rs, bool_zval, double_zval, float_arg, list, long_zval, nullable_long_arg,
@@ -61,7 +63,7 @@ fn set_last_ranked(this: &ZendObject, names: &[&str]) {
 /// The schemas of one call: the zvals to hand back and the tools prepared for the core.
 struct Batch<'a> {
     schemas: Vec<&'a Zval>,
-    prepared: Vec<Arc<PreparedTool>>,
+    prepared: Rc<[Arc<PreparedTool>]>,
 }
 
 /// A schema field in either provider shape: `$s[field]`, else `$s['function'][field]`.
@@ -156,11 +158,30 @@ fn signal_lists(obj: &ZendObject) -> [Option<&ZendHashTable>; 4] {
 }
 
 /// Reads every schema (and its metadata) of a call; None with a TypeError pending.
+///
+/// A router that prepared these very arrays last time (and still holds them, see
+/// `router_identity`) gets its prepared tools back without their text being read.
 fn collect<'a>(
     method: &str,
-    schemas: &'a ZendHashTable,
-    metadata: Option<&'a ZendHashTable>,
+    router: Option<&ZendObject>,
+    all: &'a Zval,
+    metadata_zv: Option<&'a Zval>,
 ) -> Option<Batch<'a>> {
+    let schemas = all.array()?;
+    let metadata = metadata_zv.and_then(Zval::array);
+    if let Some(prepared) = router_identity::lookup(router, schemas, metadata) {
+        let mut zvals = Vec::with_capacity(prepared.len());
+        zend::for_each_entry(schemas, |_, zv| {
+            zvals.push(zv);
+            true
+        });
+        if zvals.len() == prepared.len() {
+            return Some(Batch {
+                schemas: zvals,
+                prepared,
+            });
+        }
+    }
     let mut zvals = Vec::with_capacity(schemas.len());
     let mut prepared = Vec::with_capacity(schemas.len());
     let mut failed = false;
@@ -213,6 +234,8 @@ fn collect<'a>(
     if failed {
         return None;
     }
+    let prepared: Rc<[Arc<PreparedTool>]> = prepared.into();
+    router_identity::remember(router, all, metadata_zv, Rc::clone(&prepared));
     Some(Batch {
         schemas: zvals,
         prepared,
@@ -239,6 +262,14 @@ fn opt_array<'a>(f: &Frame<'a>, n: usize) -> Option<Option<&'a ZendHashTable>> {
     match f.arg(n) {
         None => Some(None),
         Some(_) => f.array(n).map(|zv| zv.array()),
+    }
+}
+
+/// Optional array argument `n` as its zval; `Some(None)` when absent.
+fn opt_array_zval<'a>(f: &Frame<'a>, n: usize) -> Option<Option<&'a Zval>> {
+    match f.arg(n) {
+        None => Some(None),
+        Some(_) => f.array(n).map(Some),
     }
 }
 
@@ -312,7 +343,7 @@ extern "C" fn filter(ex: &mut ExecuteData, rv: &mut Zval) {
     let Some(model) = opt_string(&f, 2) else {
         return;
     };
-    let Some(metadata) = opt_array(&f, 3) else {
+    let Some(metadata) = opt_array_zval(&f, 3) else {
         return;
     };
     let Some(schemas) = all.array() else { return };
@@ -323,7 +354,7 @@ extern "C" fn filter(ex: &mut ExecuteData, rv: &mut Zval) {
         *rv = zend::share(all);
         return;
     }
-    let Some(batch) = collect("filter", schemas, metadata) else {
+    let Some(batch) = collect("filter", Some(this), all, metadata) else {
         return;
     };
     let share = route::effective_share(s.share, None);
@@ -356,11 +387,10 @@ extern "C" fn confidence(ex: &mut ExecuteData, rv: &mut Zval) {
     let Some(message) = f.string(1).map(lossy) else {
         return;
     };
-    let Some(metadata) = opt_array(&f, 2) else {
+    let Some(metadata) = opt_array_zval(&f, 2) else {
         return;
     };
-    let Some(schemas) = all.array() else { return };
-    let Some(batch) = collect("confidence", schemas, metadata) else {
+    let Some(batch) = collect("confidence", f.this(), all, metadata) else {
         return;
     };
     rv.set_double(Router::confidence_prepared(&batch.prepared, &message));
@@ -399,7 +429,7 @@ extern "C" fn route_turn(ex: &mut ExecuteData, rv: &mut Zval) {
     let Some(model) = opt_string(&f, 2) else {
         return;
     };
-    let Some(metadata) = opt_array(&f, 3) else {
+    let Some(metadata) = opt_array_zval(&f, 3) else {
         return;
     };
     let Some(profile_arg) = nullable_string_arg(&f, 4) else {
@@ -465,8 +495,7 @@ extern "C" fn route_turn(ex: &mut ExecuteData, rv: &mut Zval) {
         None => profile.map_or(0, Profile::request_budget),
         Some(n) => usize::try_from(n.max(0)).unwrap_or(usize::MAX),
     };
-    let Some(schemas) = all.array() else { return };
-    let Some(batch) = collect("route", schemas, metadata) else {
+    let Some(batch) = collect("route", Some(this), all, metadata) else {
         return;
     };
     let s = settings(this);
@@ -579,6 +608,7 @@ pub fn register() -> ext_php_rs::error::Result<()> {
             zend::declare_typed_property(ce, PROP_MAX, readonly, zend::mask_type(MAY_BE_LONG), None);
             zend::declare_typed_property(ce, PROP_SHARE, readonly, zend::mask_type(MAY_BE_DOUBLE), None);
             zend::declare_typed_property(ce, PROP_LAST, private, zend::mask_type(zend::MAY_BE_ARRAY), None);
+            router_identity::install(ce);
             TOOL_ROUTER.set(ce);
         })
         .register()
