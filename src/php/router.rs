@@ -3,7 +3,6 @@
 //! copied); only names, descriptions and routing metadata are read, and the core's
 //! prepared-tool cache keeps repeated calls with the same tools from re-tokenising them.
 
-use std::rc::Rc;
 use std::sync::Arc;
 
 use ext_php_rs::args::Arg;
@@ -22,10 +21,11 @@ use super::routing_support::{
 };
 use super::zend::{self, ClassSlot, Frame};
 use crate::core::json::{self, EncodeError, EncodeOptions};
+use crate::core::routing::batch::{batch_of, PreparedBatch};
 use crate::core::routing::prepared_index::{self, hash_pieces, Piece, ToolPieces};
 use crate::core::routing::profiles::Profile;
 use crate::core::routing::route::{self, RouteOptions};
-use crate::core::routing::router::{PreparedTool, Router, ToolDescriptor};
+use crate::core::routing::router::{Router, ToolDescriptor};
 use crate::core::routing::{resolve_budget, UNLIMITED};
 
 pub static TOOL_ROUTER: ClassSlot = ClassSlot::new();
@@ -63,7 +63,7 @@ fn set_last_ranked(this: &ZendObject, names: &[&str]) {
 /// The schemas of one call: the zvals to hand back and the tools prepared for the core.
 struct Batch<'a> {
     schemas: Vec<&'a Zval>,
-    prepared: Rc<[Arc<PreparedTool>]>,
+    prepared: Arc<PreparedBatch>,
 }
 
 /// A schema field in either provider shape: `$s[field]`, else `$s['function'][field]`.
@@ -234,8 +234,8 @@ fn collect<'a>(
     if failed {
         return None;
     }
-    let prepared: Rc<[Arc<PreparedTool>]> = prepared.into();
-    router_identity::remember(router, all, metadata_zv, Rc::clone(&prepared));
+    let prepared = batch_of(prepared);
+    router_identity::remember(router, all, metadata_zv, Arc::clone(&prepared));
     Some(Batch {
         schemas: zvals,
         prepared,
@@ -359,7 +359,7 @@ extern "C" fn filter(ex: &mut ExecuteData, rv: &mut Zval) {
     };
     let share = route::effective_share(s.share, None);
     let selection = route::select(
-        &batch.prepared,
+        batch.prepared.tools(),
         &message,
         &model,
         Router::new(s.max),
@@ -393,7 +393,7 @@ extern "C" fn confidence(ex: &mut ExecuteData, rv: &mut Zval) {
     let Some(batch) = collect("confidence", f.this(), all, metadata) else {
         return;
     };
-    rv.set_double(Router::confidence_prepared(&batch.prepared, &message));
+    rv.set_double(Router::confidence_batch(&batch.prepared, &message));
 }
 
 /// Bytes of a schema as PHP's `json_encode($schema)` (default flags) writes it; 0 when PHP
@@ -508,7 +508,7 @@ extern "C" fn route_turn(ex: &mut ExecuteData, rv: &mut Zval) {
         history_chars: &history,
         request_budget,
     };
-    let turn = route::route(&batch.prepared, &message, &model, &opts, |i| {
+    let turn = route::route(batch.prepared.tools(), &message, &model, &opts, |i| {
         batch.schemas.get(i).map_or(0, |zv| schema_json_len(zv))
     });
     if zend::pending() {

@@ -19,7 +19,6 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::mem::ManuallyDrop;
 use std::ptr;
-use std::rc::Rc;
 use std::sync::{Arc, OnceLock};
 
 use ext_php_rs::ffi::{self, zend_class_entry, zend_object, zend_object_handlers};
@@ -28,7 +27,7 @@ use ext_php_rs::types::{ZendHashTable, ZendObject, Zval};
 use super::routing_metadata::{FIELDS, ROUTING_METADATA};
 use super::routing_support as rs;
 use super::zend;
-use crate::core::routing::router::PreparedTool;
+use crate::core::routing::batch::PreparedBatch;
 
 extern "C" {
     fn zend_objects_clone_obj(old: *mut zend_object) -> *mut zend_object;
@@ -38,7 +37,7 @@ extern "C" {
 struct Snapshot {
     schemas: ManuallyDrop<Zval>,
     metadata: Option<ManuallyDrop<Zval>>,
-    prepared: Rc<[Arc<PreparedTool>]>,
+    prepared: Arc<PreparedBatch>,
 }
 
 impl Snapshot {
@@ -135,7 +134,7 @@ pub fn lookup(
     router: Option<&ZendObject>,
     schemas: &ZendHashTable,
     metadata: Option<&ZendHashTable>,
-) -> Option<Rc<[Arc<PreparedTool>]>> {
+) -> Option<Arc<PreparedBatch>> {
     let router = router.filter(|o| is_ours(o))?;
     let key = ptr::from_ref(router) as usize;
     SNAPSHOTS
@@ -150,7 +149,7 @@ pub fn lookup(
                 array_ptr(snap.metadata.as_ref().and_then(|m| m.array())),
                 array_ptr(metadata),
             );
-            (same_schemas && same_metadata).then(|| Rc::clone(&snap.prepared))
+            (same_schemas && same_metadata).then(|| Arc::clone(&snap.prepared))
         })
         .ok()
         .flatten()
@@ -162,7 +161,7 @@ pub fn remember(
     router: Option<&ZendObject>,
     schemas: &Zval,
     metadata: Option<&Zval>,
-    prepared: Rc<[Arc<PreparedTool>]>,
+    prepared: Arc<PreparedBatch>,
 ) {
     let Some(router) = router.filter(|o| is_ours(o)) else {
         return;

@@ -10,6 +10,7 @@
 //! [`result_cap`] cuts an oversized tool result. [`text`] holds the tokenising rules the router
 //! applies to messages and tool metadata alike.
 
+pub mod batch;
 pub mod budget;
 pub mod fit;
 pub mod prepared_index;

@@ -28,6 +28,7 @@ use std::sync::{Arc, Mutex};
 
 use once_cell::sync::Lazy;
 
+use super::batch::{batch_for, PreparedBatch};
 use super::budget::{resolve_budget, UNLIMITED};
 use super::profiles::Profile;
 use super::text::{self, fnv1a, FNV_OFFSET, MIN_KEYWORD_LEN};
@@ -63,10 +64,10 @@ const TAG: u8 = 4;
 const EXAMPLE: u8 = 8;
 const NAME: u8 = 16;
 const DESCRIPTION: u8 = 32;
-const ANYWHERE: u8 = 64;
+pub(super) const ANYWHERE: u8 = 64;
 
 /// Signal bits in [`SIGNAL_WEIGHTS`] order.
-const SIGNAL_BITS: [u8; 6] = [INTENT, DOMAIN, TAG, EXAMPLE, NAME, DESCRIPTION];
+pub(super) const SIGNAL_BITS: [u8; 6] = [INTENT, DOMAIN, TAG, EXAMPLE, NAME, DESCRIPTION];
 
 /// What the router knows about one tool: everything PHP gives it, as plain strings.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Hash)]
@@ -180,8 +181,19 @@ impl PreparedTool {
         &self.name_lower
     }
 
+    /// Every keyword with its hash and signal mask, in hash order.
+    pub(super) fn keyword_entries(&self) -> impl Iterator<Item = (u64, &str, u8)> + '_ {
+        self.entries.iter().map(|e| (e.hash, &*e.token, e.mask))
+    }
+
+    /// Keyword `i` of [`PreparedTool::keyword_entries`].
+    pub(super) fn keyword_entry(&self, i: usize) -> Option<(u64, &str, u8)> {
+        self.entries.get(i).map(|e| (e.hash, &*e.token, e.mask))
+    }
+
     /// Which signals carry a keyword (0 when none does).
-    fn mask_of(&self, hash: u64, token: &str) -> u8 {
+    #[cfg(test)]
+    pub(super) fn mask_of(&self, hash: u64, token: &str) -> u8 {
         let start = self.entries.partition_point(|e| e.hash < hash);
         self.entries
             .get(start..)
@@ -320,13 +332,16 @@ fn is_pinned(name: &str, mentions: &[String]) -> bool {
 }
 
 /// Message keywords with their weights against a set of prepared tools, plus each tool's masks.
-struct Weighed {
-    weights: Vec<f64>,
+/// (The tool-by-tool scan; batches rank the same way through an index.)
+#[cfg(test)]
+pub(super) struct Weighed {
+    pub(super) weights: Vec<f64>,
     /// `masks[tool * words + word]`: the signals of `tool` that carry `word`.
     masks: Vec<u8>,
 }
 
-fn weigh(tools: &[&PreparedTool], message: &str) -> Weighed {
+#[cfg(test)]
+pub(super) fn weigh(tools: &[&PreparedTool], message: &str) -> Weighed {
     let words = text::counted_keywords(message);
     let hashes: Vec<u64> = words
         .iter()
@@ -366,7 +381,8 @@ fn weigh(tools: &[&PreparedTool], message: &str) -> Weighed {
 }
 
 /// One tool's score: each signal's weight times the summed weights of the words it carries.
-fn score(weighed: &Weighed, tool: usize) -> f64 {
+#[cfg(test)]
+pub(super) fn score(weighed: &Weighed, tool: usize) -> f64 {
     let n_words = weighed.weights.len();
     let row = weighed
         .masks
@@ -429,24 +445,39 @@ impl Router {
         profile: Option<Profile>,
         always_include: &[String],
     ) -> Selection {
+        self.filter_batch(&batch_for(tools), message, model, profile, always_include)
+    }
+
+    /// [`Router::filter_prepared`] on an indexed batch.
+    pub fn filter_batch(
+        &self,
+        batch: &PreparedBatch,
+        message: &str,
+        model: &str,
+        profile: Option<Profile>,
+        always_include: &[String],
+    ) -> Selection {
+        let tools = batch.tools();
         let budget = resolve_budget(self.max_tools_per_turn, model);
-        let wanted: HashSet<String> = always_include
-            .iter()
-            .map(|a| a.to_ascii_lowercase())
-            .collect();
-        let is_always: Vec<bool> = tools
-            .iter()
-            .map(|t| !wanted.is_empty() && wanted.contains(&t.name_lower))
-            .collect();
+        let is_always: Vec<bool> = if always_include.is_empty() {
+            vec![false; tools.len()]
+        } else {
+            let wanted: HashSet<String> = always_include
+                .iter()
+                .map(|a| a.to_ascii_lowercase())
+                .collect();
+            tools
+                .iter()
+                .map(|t| wanted.contains(&t.name_lower))
+                .collect()
+        };
         let always_included: Vec<usize> = (0..tools.len())
             .filter(|&i| is_always.get(i).copied().unwrap_or(false))
             .collect();
-        let routed: Vec<usize> = (0..tools.len())
-            .filter(|&i| !is_always.get(i).copied().unwrap_or(false))
-            .collect();
+        let routed_count = tools.len() - always_included.len();
 
         let limit = match budget {
-            Some(limit) if routed.len() > limit => limit,
+            Some(limit) if routed_count > limit => limit,
             _ => {
                 return Selection {
                     selected: (0..tools.len()).collect(),
@@ -459,28 +490,38 @@ impl Router {
         };
 
         let mentions = text::explicit_tool_names(message);
-        let (pinned, scorable): (Vec<usize>, Vec<usize>) =
-            routed.iter().partition(|&&i| {
-                tools
-                    .get(i)
-                    .is_some_and(|t| t.name_lower == LOAD_SKILL || is_pinned(&t.name_lower, &mentions))
-            });
+        let mut pinned = Vec::new();
+        let mut scorable = vec![false; tools.len()];
+        for (i, t) in tools.iter().enumerate() {
+            if is_always.get(i).copied().unwrap_or(false) {
+                continue;
+            }
+            if t.name_lower == LOAD_SKILL || is_pinned(&t.name_lower, &mentions) {
+                pinned.push(i);
+            } else if let Some(slot) = scorable.get_mut(i) {
+                *slot = true;
+            }
+        }
 
-        let refs: Vec<&PreparedTool> = scorable
-            .iter()
-            .filter_map(|&i| tools.get(i).map(|t| &**t))
+        let words = text::counted_keywords(message);
+        let scores = batch.scores(&scorable, &words);
+        let score_of = |i: usize| scores.get(i).copied().unwrap_or(0.0);
+        let rank = |i: usize| batch.name_rank(i);
+        // Score descending, then lowercased name, then position: the matched tools are sorted,
+        // the rest (score 0) already are, by name.
+        let mut rows: Vec<(usize, f64)> = (0..tools.len())
+            .filter(|&i| scorable.get(i).copied().unwrap_or(false) && score_of(i) != 0.0)
+            .map(|i| (i, score_of(i)))
             .collect();
-        let weighed = weigh(&refs, message);
-        let mut rows: Vec<(usize, f64)> = scorable
-            .iter()
-            .enumerate()
-            .map(|(pos, &i)| (i, score(&weighed, pos)))
-            .collect();
-        let name_of = |i: usize| tools.get(i).map_or("", |t| t.name_lower.as_str());
-        rows.sort_by(|a, b| {
-            b.1.total_cmp(&a.1)
-                .then_with(|| name_of(a.0).cmp(name_of(b.0)))
-        });
+        rows.sort_unstable_by(|a, b| b.1.total_cmp(&a.1).then_with(|| rank(a.0).cmp(&rank(b.0))));
+        rows.extend(
+            batch
+                .by_name()
+                .iter()
+                .map(|&i| i as usize)
+                .filter(|&i| scorable.get(i).copied().unwrap_or(false) && score_of(i) == 0.0)
+                .map(|i| (i, 0.0)),
+        );
 
         let floor_of = match (profile, rows.first()) {
             (Some(Profile::Minimal), Some(&(_, best))) if best > 0.0 => Some(best),
@@ -514,7 +555,7 @@ impl Router {
             .chain(&always_included)
             .copied()
             .collect();
-        selected.sort_by(|&a, &b| name_of(a).cmp(name_of(b)).then(a.cmp(&b)));
+        selected.sort_unstable_by_key(|&i| rank(i));
 
         Selection {
             selected,
@@ -538,10 +579,15 @@ impl Router {
 
     /// [`Router::confidence`] over already prepared tools.
     pub fn confidence_prepared(tools: &[Arc<PreparedTool>], message: &str) -> f64 {
-        let refs: Vec<&PreparedTool> = tools.iter().map(|t| &**t).collect();
-        let weighed = weigh(&refs, message);
-        let best = (0..refs.len())
-            .map(|t| score(&weighed, t))
+        Self::confidence_batch(&batch_for(tools), message)
+    }
+
+    /// [`Router::confidence`] on an indexed batch.
+    pub fn confidence_batch(batch: &PreparedBatch, message: &str) -> f64 {
+        let words = text::counted_keywords(message);
+        let best = batch
+            .scores(&vec![true; batch.len()], &words)
+            .into_iter()
             .fold(0.0_f64, f64::max);
         if best <= 0.0 {
             0.0
