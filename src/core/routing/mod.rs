@@ -19,6 +19,8 @@ pub mod result_cap;
 pub mod route;
 pub mod router;
 pub mod text;
+#[cfg(test)]
+mod text_parity;
 pub mod tidy;
 
 pub use budget::{model_budget, resolve_budget, DEFAULT_BUDGET, MODEL_BUDGETS, UNLIMITED};
