@@ -167,10 +167,31 @@ impl PreparedBatch {
                 })
                 .collect()
         };
-        // Group by tool, keeping message order within a tool.
-        hits.sort_by_key(|&(tool, w, _)| (tool, w));
+        // Group by tool, keeping message order within a tool (a counting sort: hits are
+        // already in message order).
+        let mut start = vec![0usize; self.tools.len() + 1];
+        for &(tool, _, _) in &hits {
+            if let Some(c) = start.get_mut(tool as usize + 1) {
+                *c += 1;
+            }
+        }
+        for i in 1..start.len() {
+            let before = start.get(i - 1).copied().unwrap_or(0);
+            if let Some(c) = start.get_mut(i) {
+                *c += before;
+            }
+        }
+        let mut grouped = vec![(0u32, 0u32, 0u8); hits.len()];
+        for &hit in &hits {
+            if let Some(at) = start.get_mut(hit.0 as usize) {
+                if let Some(slot) = grouped.get_mut(*at) {
+                    *slot = hit;
+                }
+                *at += 1;
+            }
+        }
         let mut out = vec![0.0; self.tools.len()];
-        for row in hits.chunk_by(|a, b| a.0 == b.0) {
+        for row in grouped.chunk_by(|a, b| a.0 == b.0) {
             let Some(&(tool, _, _)) = row.first() else {
                 continue;
             };
