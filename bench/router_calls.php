@@ -9,7 +9,8 @@ declare(strict_types=1);
  *     php -d extension=target/release/libphpclaw.so bench/router_calls.php <message> <calls>
  *
  * Run with 0 and N calls; (Ir(N) - Ir(0)) / N is the cost of one call. Messages: short, named,
- * snake, vague, paste.
+ * snake, vague, paste. A third argument `fresh` passes a new (equal) schemas array on every
+ * call, as a site that builds its tool list per request does: the content path.
  */
 
 use PhpClaw\Tools\ToolRouter;
@@ -65,8 +66,15 @@ $messages = [
         . substr(str_repeat('Meeting notes: customer feedback on checkout, newsletter template and sitemap slugs. ', 80), 0, 6000),
 ];
 $message = $messages[$which] ?? $which;
+$fresh = ($argv[3] ?? '') === 'fresh';
 $router = new ToolRouter(0);
 $router->filter($schemas, $message, 'claude-haiku-4-5', $metadata); // warm the caches
 for ($i = 0; $i < $calls; $i++) {
-    $router->filter($schemas, $message, 'claude-haiku-4-5', $metadata);
+    if ($fresh) {
+        $copy = $schemas;
+        $copy[0] = $schemas[0]; // a write: a new outer array with the same content
+        $router->filter($copy, $message, 'claude-haiku-4-5', $metadata);
+    } else {
+        $router->filter($schemas, $message, 'claude-haiku-4-5', $metadata);
+    }
 }
