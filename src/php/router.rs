@@ -2,6 +2,8 @@
 //! stage 3), native. The schemas PHP passes come back as the same zvals (shared, never
 //! copied); only names, descriptions and routing metadata are read, and the core's
 //! prepared-tool cache keeps repeated calls with the same tools from re-tokenising them.
+//! A router called again with the very arrays it prepared last skips even that reading
+//! (`router_identity`), and ranks through the core's indexed batch.
 
 use std::sync::Arc;
 

@@ -141,10 +141,7 @@ pub fn lookup(
         .try_with(|s| {
             let map = s.borrow();
             let snap = map.get(&key)?;
-            let same_schemas = ptr::eq(
-                array_ptr(snap.schemas.array()),
-                ptr::from_ref(schemas),
-            );
+            let same_schemas = ptr::eq(array_ptr(snap.schemas.array()), ptr::from_ref(schemas));
             let same_metadata = ptr::eq(
                 array_ptr(snap.metadata.as_ref().and_then(|m| m.array())),
                 array_ptr(metadata),
@@ -170,7 +167,11 @@ pub fn remember(
         return;
     };
     let metadata_ht = metadata.and_then(Zval::array);
-    if !schemas_frozen(schemas_ht) || !metadata_ht.is_none_or(metadata_frozen) {
+    let metadata_ok = match metadata_ht {
+        None => true,
+        Some(m) => metadata_frozen(m),
+    };
+    if !metadata_ok || !schemas_frozen(schemas_ht) {
         return;
     }
     let snap = Snapshot {

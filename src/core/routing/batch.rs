@@ -221,11 +221,9 @@ pub fn batch_for(tools: &[Arc<PreparedTool>]) -> Arc<PreparedBatch> {
     {
         let cache = BATCHES.lock().unwrap_or_else(|e| e.into_inner());
         // A slice of a held batch's own storage is that batch.
-        if let Some(b) = cache
-            .iter()
-            .rev()
-            .find(|b| std::ptr::eq(b.tools.as_ptr(), tools.as_ptr()) && b.tools.len() == tools.len())
-        {
+        if let Some(b) = cache.iter().rev().find(|b| {
+            std::ptr::eq(b.tools.as_ptr(), tools.as_ptr()) && b.tools.len() == tools.len()
+        }) {
             return Arc::clone(b);
         }
         if let Some(b) = cache.iter().rev().find(|b| same_tools(&b.tools, tools)) {
@@ -274,24 +272,57 @@ mod tests {
 
     impl Lcg {
         fn next(&mut self) -> u64 {
-            self.0 = self.0.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            self.0 = self
+                .0
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
             self.0 >> 33
         }
 
         fn pick<'a>(&mut self, from: &[&'a str]) -> &'a str {
-            from.get(self.next() as usize % from.len()).copied().unwrap_or("")
+            from.get(self.next() as usize % from.len())
+                .copied()
+                .unwrap_or("")
         }
 
         fn phrase(&mut self, from: &[&str], max: u64) -> String {
             let n = 1 + self.next() % max;
-            (0..n).map(|_| self.pick(from)).collect::<Vec<_>>().join(" ")
+            (0..n)
+                .map(|_| self.pick(from))
+                .collect::<Vec<_>>()
+                .join(" ")
         }
     }
 
     const WORDS: &[&str] = &[
-        "invoice", "invoices", "list", "posts", "post", "order_export", "customer", "customers",
-        "the", "with", "category", "categories", "-draft", "ship'", "report", "reports", "file_read",
-        "x", "ab", "ledger", "status", "statuses", "sitemap", "slug", "42", "café", "use", "Tool",
+        "invoice",
+        "invoices",
+        "list",
+        "posts",
+        "post",
+        "order_export",
+        "customer",
+        "customers",
+        "the",
+        "with",
+        "category",
+        "categories",
+        "-draft",
+        "ship'",
+        "report",
+        "reports",
+        "file_read",
+        "x",
+        "ab",
+        "ledger",
+        "status",
+        "statuses",
+        "sitemap",
+        "slug",
+        "42",
+        "café",
+        "use",
+        "Tool",
     ];
 
     fn registry(seed: u64, n: usize) -> Vec<ToolDescriptor> {
@@ -317,7 +348,9 @@ mod tests {
             for _ in 0..20 {
                 let message = g.phrase(WORDS, 30);
                 // Every third tool left out, as pinned or always-included tools are.
-                let scorable: Vec<bool> = (0..tools.len()).map(|i| seed % 2 == 0 || i % 3 != 0).collect();
+                let scorable: Vec<bool> = (0..tools.len())
+                    .map(|i| seed % 2 == 0 || i % 3 != 0)
+                    .collect();
                 let refs: Vec<&PreparedTool> = tools
                     .iter()
                     .zip(&scorable)
@@ -325,7 +358,9 @@ mod tests {
                     .map(|(t, _)| &**t)
                     .collect();
                 let weighed = weigh(&refs, &message);
-                let want: Vec<u64> = (0..refs.len()).map(|t| score(&weighed, t).to_bits()).collect();
+                let want: Vec<u64> = (0..refs.len())
+                    .map(|t| score(&weighed, t).to_bits())
+                    .collect();
                 let words = crate::core::routing::text::counted_keywords(&message);
                 let all = batch.scores(&scorable, &words);
                 let got: Vec<u64> = all
@@ -348,10 +383,15 @@ mod tests {
             for _ in 0..10 {
                 let message = g.phrase(WORDS, 10);
                 let sel = Router::new(3).filter_prepared(&tools, &message, "", None, &[]);
-                let rows: Vec<(usize, f64)> = sel.ranked.iter().map(|r| (r.index, r.score)).collect();
+                let rows: Vec<(usize, f64)> =
+                    sel.ranked.iter().map(|r| (r.index, r.score)).collect();
                 let mut want = rows.clone();
                 let name = |i: usize| tools.get(i).map_or("", |t| t.name_lower());
-                want.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| name(a.0).cmp(name(b.0))).then(a.0.cmp(&b.0)));
+                want.sort_by(|a, b| {
+                    b.1.total_cmp(&a.1)
+                        .then_with(|| name(a.0).cmp(name(b.0)))
+                        .then(a.0.cmp(&b.0))
+                });
                 assert_eq!(rows, want, "seed {seed}, message {message:?}");
                 let mut sorted = sel.selected.clone();
                 sorted.sort_by(|&a, &b| name(a).cmp(name(b)).then(a.cmp(&b)));
@@ -389,6 +429,14 @@ mod tests {
         ]);
         let b = PreparedBatch::new(tools);
         assert_eq!(b.by_name(), &[1, 0, 2]);
-        assert_eq!((b.name_rank(0), b.name_rank(1), b.name_rank(2), b.name_rank(9)), (1, 0, 2, u32::MAX));
+        assert_eq!(
+            (
+                b.name_rank(0),
+                b.name_rank(1),
+                b.name_rank(2),
+                b.name_rank(9)
+            ),
+            (1, 0, 2, u32::MAX)
+        );
     }
 }

@@ -244,7 +244,10 @@ mod tests {
         assert_eq!(nth_piece(&d, all.len()), None);
         assert_eq!(nth_piece(&d, all.len() + 5), None);
         // A stream that stops early, or runs on, is not the tool.
-        let short = ToolDescriptor { examples: vec!["d".into(), "e".into()], ..d.clone() };
+        let short = ToolDescriptor {
+            examples: vec!["d".into(), "e".into()],
+            ..d.clone()
+        };
         assert!(!same_tool(&short, &d));
         assert!(!same_tool(&d, &short));
         assert!(same_tool(&d, &d.clone()));

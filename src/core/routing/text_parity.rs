@@ -104,10 +104,45 @@ fn plain_mentions(message: &str) -> Vec<String> {
 }
 
 const PIECES: &[&str] = &[
-    "The", "invoices", "categories", "status", "'", "-", "_", "file_read", "JPATH_ROOT", "use",
-    "ShellTool", "via", "OrderExportTool", "tool", "TOOL", "with", "café", "naïve", "42", " ",
-    "  ", "\n", "it's", "bar-baz", "ies", "sss", "please", "abc", "a_b", "x", "customer_search",
-    "EDITORS", "Ünïcödé", ".", ",", "wc_get_customer_v2", "usingFooTool", "a-", "-b",
+    "The",
+    "invoices",
+    "categories",
+    "status",
+    "'",
+    "-",
+    "_",
+    "file_read",
+    "JPATH_ROOT",
+    "use",
+    "ShellTool",
+    "via",
+    "OrderExportTool",
+    "tool",
+    "TOOL",
+    "with",
+    "café",
+    "naïve",
+    "42",
+    " ",
+    "  ",
+    "\n",
+    "it's",
+    "bar-baz",
+    "ies",
+    "sss",
+    "please",
+    "abc",
+    "a_b",
+    "x",
+    "customer_search",
+    "EDITORS",
+    "Ünïcödé",
+    ".",
+    ",",
+    "wc_get_customer_v2",
+    "usingFooTool",
+    "a-",
+    "-b",
 ];
 
 fn generated(seed: u64, len: usize) -> String {
@@ -117,7 +152,12 @@ fn generated(seed: u64, len: usize) -> String {
         x ^= x << 13;
         x ^= x >> 7;
         x ^= x << 17;
-        out.push_str(PIECES.get((x % PIECES.len() as u64) as usize).copied().unwrap_or(""));
+        out.push_str(
+            PIECES
+                .get((x % PIECES.len() as u64) as usize)
+                .copied()
+                .unwrap_or(""),
+        );
         if x % 3 == 0 {
             out.push(' ');
         }
@@ -140,9 +180,19 @@ fn tokens_and_counts_match_the_plain_rules() {
 fn mentions_match_the_plain_rules() {
     for seed in 0..600u64 {
         let text = generated(seed + 10_000, (seed % 30) as usize);
-        assert_eq!(explicit_tool_names(&text), plain_mentions(&text), "{text:?}");
+        assert_eq!(
+            explicit_tool_names(&text),
+            plain_mentions(&text),
+            "{text:?}"
+        );
     }
-    for text in ["use FileReadTool", "USE shellTOOL now", "via ATool", "no mention", "a_b c_d a_b"] {
+    for text in [
+        "use FileReadTool",
+        "USE shellTOOL now",
+        "via ATool",
+        "no mention",
+        "a_b c_d a_b",
+    ] {
         assert_eq!(explicit_tool_names(text), plain_mentions(text), "{text:?}");
     }
 }
