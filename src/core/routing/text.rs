@@ -43,7 +43,8 @@ fn is_word_byte(b: u8) -> bool {
 /// Calls `f` with every lowercased raw word of `text`, in order, with PHP word-counter edges.
 ///
 /// Words are runs of ASCII bytes, so each one is a slice of the ASCII-lowercased text.
-fn for_each_word(text: &str, mut f: impl FnMut(&str)) {
+/// `f` also learns whether the word holds an `_`.
+fn for_each_word(text: &str, mut f: impl FnMut(&str, bool)) {
     let lower = text.to_ascii_lowercase();
     let bytes = lower.as_bytes();
     let Some((&first, _)) = bytes.split_first() else {
@@ -56,12 +57,17 @@ fn for_each_word(text: &str, mut f: impl FnMut(&str)) {
             i += 1;
         }
         let start = i;
-        while i < end && bytes.get(i).copied().is_some_and(is_word_byte) {
+        let mut underscore = false;
+        while i < end {
+            match bytes.get(i).copied() {
+                Some(b) if is_word_byte(b) => underscore |= b == b'_',
+                _ => break,
+            }
             i += 1;
         }
         if i > start {
             if let Some(word) = lower.get(start..i) {
-                f(word);
+                f(word, underscore);
             }
         }
     }
@@ -71,9 +77,23 @@ fn for_each_word(text: &str, mut f: impl FnMut(&str)) {
 static STOPWORD_SET: Lazy<HashSet<&'static str, BuildHasherDefault<FnvHasher>>> =
     Lazy::new(|| STOPWORDS.iter().copied().collect());
 
+/// The longest stopword's length: longer tokens skip the set.
+const MAX_STOPWORD_LEN: usize = {
+    let mut max = 0;
+    let mut i = 0;
+    while i < STOPWORDS.len() {
+        if STOPWORDS[i].len() > max {
+            max = STOPWORDS[i].len();
+        }
+        i += 1;
+    }
+    max
+};
+
 /// Whether a token survives the length and stopword filter.
 fn keep(token: &str) -> bool {
-    token.len() >= MIN_KEYWORD_LEN && !STOPWORD_SET.contains(token)
+    let n = token.len();
+    n >= MIN_KEYWORD_LEN && (n > MAX_STOPWORD_LEN || !STOPWORD_SET.contains(token))
 }
 
 /// Reduces a plural to its singular so `editors` meets `editor`; not a dictionary (`status` → `statu`).
@@ -102,12 +122,12 @@ fn singular_into(word: &str, out: &mut String) {
 /// Calls `f` with every keyword token of `text` in order of appearance, repeats kept.
 fn for_each_token(text: &str, mut f: impl FnMut(&str)) {
     let mut buf = String::new();
-    for_each_word(text, |word| {
+    for_each_word(text, |word, underscore| {
         if keep(word) {
             singular_into(word, &mut buf);
             f(&buf);
         }
-        if word.contains('_') {
+        if underscore {
             for part in word.split('_') {
                 if keep(part) {
                     singular_into(part, &mut buf);
