@@ -15,6 +15,7 @@ mod profiles;
 mod registry_zend;
 mod remote_activator;
 mod router;
+mod router_identity;
 mod routing_metadata;
 mod routing_support;
 #[path = "tools/shell.rs"]

@@ -2,6 +2,8 @@
 //! stage 3), native. The schemas PHP passes come back as the same zvals (shared, never
 //! copied); only names, descriptions and routing metadata are read, and the core's
 //! prepared-tool cache keeps repeated calls with the same tools from re-tokenising them.
+//! A router called again with the very arrays it prepared last skips even that reading
+//! (`router_identity`), and ranks through the core's indexed batch.
 
 use std::sync::Arc;
 
@@ -12,6 +14,7 @@ use ext_php_rs::types::{ZendHashTable, ZendObject, Zval};
 use ext_php_rs::zend::ExecuteData;
 
 use super::json_view::ZvalView;
+use super::router_identity;
 use super::routing_metadata::FIELDS;
 use super::routing_support::{
     self as rs, bool_zval, double_zval, float_arg, list, long_zval, nullable_long_arg,
@@ -20,10 +23,11 @@ use super::routing_support::{
 };
 use super::zend::{self, ClassSlot, Frame};
 use crate::core::json::{self, EncodeError, EncodeOptions};
+use crate::core::routing::batch::{batch_of, PreparedBatch};
 use crate::core::routing::prepared_index::{self, hash_pieces, Piece, ToolPieces};
 use crate::core::routing::profiles::Profile;
 use crate::core::routing::route::{self, RouteOptions};
-use crate::core::routing::router::{PreparedTool, Router, ToolDescriptor};
+use crate::core::routing::router::{Router, ToolDescriptor};
 use crate::core::routing::{resolve_budget, UNLIMITED};
 
 pub static TOOL_ROUTER: ClassSlot = ClassSlot::new();
@@ -61,7 +65,7 @@ fn set_last_ranked(this: &ZendObject, names: &[&str]) {
 /// The schemas of one call: the zvals to hand back and the tools prepared for the core.
 struct Batch<'a> {
     schemas: Vec<&'a Zval>,
-    prepared: Vec<Arc<PreparedTool>>,
+    prepared: Arc<PreparedBatch>,
 }
 
 /// A schema field in either provider shape: `$s[field]`, else `$s['function'][field]`.
@@ -156,11 +160,30 @@ fn signal_lists(obj: &ZendObject) -> [Option<&ZendHashTable>; 4] {
 }
 
 /// Reads every schema (and its metadata) of a call; None with a TypeError pending.
+///
+/// A router that prepared these very arrays last time (and still holds them, see
+/// `router_identity`) gets its prepared tools back without their text being read.
 fn collect<'a>(
     method: &str,
-    schemas: &'a ZendHashTable,
-    metadata: Option<&'a ZendHashTable>,
+    router: Option<&ZendObject>,
+    all: &'a Zval,
+    metadata_zv: Option<&'a Zval>,
 ) -> Option<Batch<'a>> {
+    let schemas = all.array()?;
+    let metadata = metadata_zv.and_then(Zval::array);
+    if let Some(prepared) = router_identity::lookup(router, schemas, metadata) {
+        let mut zvals = Vec::with_capacity(prepared.len());
+        zend::for_each_entry(schemas, |_, zv| {
+            zvals.push(zv);
+            true
+        });
+        if zvals.len() == prepared.len() {
+            return Some(Batch {
+                schemas: zvals,
+                prepared,
+            });
+        }
+    }
     let mut zvals = Vec::with_capacity(schemas.len());
     let mut prepared = Vec::with_capacity(schemas.len());
     let mut failed = false;
@@ -213,6 +236,8 @@ fn collect<'a>(
     if failed {
         return None;
     }
+    let prepared = batch_of(prepared);
+    router_identity::remember(router, all, metadata_zv, Arc::clone(&prepared));
     Some(Batch {
         schemas: zvals,
         prepared,
@@ -239,6 +264,14 @@ fn opt_array<'a>(f: &Frame<'a>, n: usize) -> Option<Option<&'a ZendHashTable>> {
     match f.arg(n) {
         None => Some(None),
         Some(_) => f.array(n).map(|zv| zv.array()),
+    }
+}
+
+/// Optional array argument `n` as its zval; `Some(None)` when absent.
+fn opt_array_zval<'a>(f: &Frame<'a>, n: usize) -> Option<Option<&'a Zval>> {
+    match f.arg(n) {
+        None => Some(None),
+        Some(_) => f.array(n).map(Some),
     }
 }
 
@@ -312,7 +345,7 @@ extern "C" fn filter(ex: &mut ExecuteData, rv: &mut Zval) {
     let Some(model) = opt_string(&f, 2) else {
         return;
     };
-    let Some(metadata) = opt_array(&f, 3) else {
+    let Some(metadata) = opt_array_zval(&f, 3) else {
         return;
     };
     let Some(schemas) = all.array() else { return };
@@ -323,12 +356,12 @@ extern "C" fn filter(ex: &mut ExecuteData, rv: &mut Zval) {
         *rv = zend::share(all);
         return;
     }
-    let Some(batch) = collect("filter", schemas, metadata) else {
+    let Some(batch) = collect("filter", Some(this), all, metadata) else {
         return;
     };
     let share = route::effective_share(s.share, None);
     let selection = route::select(
-        &batch.prepared,
+        batch.prepared.tools(),
         &message,
         &model,
         Router::new(s.max),
@@ -356,14 +389,13 @@ extern "C" fn confidence(ex: &mut ExecuteData, rv: &mut Zval) {
     let Some(message) = f.string(1).map(lossy) else {
         return;
     };
-    let Some(metadata) = opt_array(&f, 2) else {
+    let Some(metadata) = opt_array_zval(&f, 2) else {
         return;
     };
-    let Some(schemas) = all.array() else { return };
-    let Some(batch) = collect("confidence", schemas, metadata) else {
+    let Some(batch) = collect("confidence", f.this(), all, metadata) else {
         return;
     };
-    rv.set_double(Router::confidence_prepared(&batch.prepared, &message));
+    rv.set_double(Router::confidence_batch(&batch.prepared, &message));
 }
 
 /// Bytes of a schema as PHP's `json_encode($schema)` (default flags) writes it; 0 when PHP
@@ -399,7 +431,7 @@ extern "C" fn route_turn(ex: &mut ExecuteData, rv: &mut Zval) {
     let Some(model) = opt_string(&f, 2) else {
         return;
     };
-    let Some(metadata) = opt_array(&f, 3) else {
+    let Some(metadata) = opt_array_zval(&f, 3) else {
         return;
     };
     let Some(profile_arg) = nullable_string_arg(&f, 4) else {
@@ -465,8 +497,7 @@ extern "C" fn route_turn(ex: &mut ExecuteData, rv: &mut Zval) {
         None => profile.map_or(0, Profile::request_budget),
         Some(n) => usize::try_from(n.max(0)).unwrap_or(usize::MAX),
     };
-    let Some(schemas) = all.array() else { return };
-    let Some(batch) = collect("route", schemas, metadata) else {
+    let Some(batch) = collect("route", Some(this), all, metadata) else {
         return;
     };
     let s = settings(this);
@@ -479,7 +510,7 @@ extern "C" fn route_turn(ex: &mut ExecuteData, rv: &mut Zval) {
         history_chars: &history,
         request_budget,
     };
-    let turn = route::route(&batch.prepared, &message, &model, &opts, |i| {
+    let turn = route::route(batch.prepared.tools(), &message, &model, &opts, |i| {
         batch.schemas.get(i).map_or(0, |zv| schema_json_len(zv))
     });
     if zend::pending() {
@@ -576,27 +607,10 @@ pub fn register() -> ext_php_rs::error::Result<()> {
         .registration(|ce, _| {
             let private = ACC_PRIVATE;
             let readonly = private | zend::ACC_READONLY;
-            zend::declare_typed_property(
-                ce,
-                PROP_MAX,
-                readonly,
-                zend::mask_type(MAY_BE_LONG),
-                None,
-            );
-            zend::declare_typed_property(
-                ce,
-                PROP_SHARE,
-                readonly,
-                zend::mask_type(MAY_BE_DOUBLE),
-                None,
-            );
-            zend::declare_typed_property(
-                ce,
-                PROP_LAST,
-                private,
-                zend::mask_type(zend::MAY_BE_ARRAY),
-                None,
-            );
+            zend::declare_typed_property(ce, PROP_MAX, readonly, zend::mask_type(MAY_BE_LONG), None);
+            zend::declare_typed_property(ce, PROP_SHARE, readonly, zend::mask_type(MAY_BE_DOUBLE), None);
+            zend::declare_typed_property(ce, PROP_LAST, private, zend::mask_type(zend::MAY_BE_ARRAY), None);
+            router_identity::install(ce);
             TOOL_ROUTER.set(ce);
         })
         .register()

@@ -10,6 +10,7 @@
 //! [`result_cap`] cuts an oversized tool result. [`text`] holds the tokenising rules the router
 //! applies to messages and tool metadata alike.
 
+pub mod batch;
 pub mod budget;
 pub mod fit;
 pub mod prepared_index;
@@ -19,12 +20,12 @@ pub mod route;
 pub mod router;
 pub mod schemas;
 pub mod text;
+#[cfg(test)]
+mod text_parity;
 pub mod tidy;
 
 pub use budget::{model_budget, resolve_budget, DEFAULT_BUDGET, MODEL_BUDGETS, UNLIMITED};
 pub use fit::{estimate_tokens, fit_request, FitOutcome, FitRequest, FitTool};
 pub use profiles::{resolve as resolve_profile, DanglingMember, Profile, UnknownProfile};
 pub use result_cap::{cap_result, cap_result_bytes, DEFAULT_MAX_TOOL_RESULT_TOKENS};
-pub use router::{
-    prepare, prepare_all, PreparedTool, RankedTool, Router, Selection, ToolDescriptor,
-};
+pub use router::{prepare, prepare_all, PreparedTool, RankedTool, Router, Selection, ToolDescriptor};

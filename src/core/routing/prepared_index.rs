@@ -108,17 +108,38 @@ impl ToolPieces for ToolDescriptor {
     }
 }
 
+/// Piece `n` of a descriptor in streaming order (what [`descriptor_pieces`] lists), without
+/// building the list.
+fn nth_piece(d: &ToolDescriptor, n: usize) -> Option<Piece<'_>> {
+    match n {
+        0 => return Some(Piece::Text(d.name.as_bytes())),
+        1 => return Some(Piece::Text(d.description.as_bytes())),
+        _ => {}
+    }
+    let mut n = n - 2;
+    for list in [&d.domains, &d.tags, &d.intents, &d.examples] {
+        if n == 0 {
+            return Some(Piece::Count(list.len()));
+        }
+        n -= 1;
+        if let Some(item) = list.get(n) {
+            return Some(Piece::Text(item.as_bytes()));
+        }
+        n -= list.len();
+    }
+    None
+}
+
 /// Whether a streamed tool is exactly this descriptor.
 fn same_tool(tool: &dyn ToolPieces, d: &ToolDescriptor) -> bool {
-    let want = descriptor_pieces(d);
     let mut at = 0usize;
     let mut equal = true;
     tool.for_each_piece(&mut |p| {
-        equal = want.get(at) == Some(&p);
+        equal = nth_piece(d, at) == Some(p);
         at += 1;
         equal
     });
-    equal && at == want.len()
+    equal && nth_piece(d, at).is_none()
 }
 
 type Index = Mutex<(usize, HashMap<u64, Vec<Arc<PreparedTool>>>)>;
@@ -205,6 +226,31 @@ mod tests {
         let c = ToolDescriptor::new("ab", "c");
         let d = ToolDescriptor::new("a", "bc");
         assert_ne!(hash_pieces(&c), hash_pieces(&d));
+    }
+
+    #[test]
+    fn nth_piece_walks_the_descriptor_pieces() {
+        let d = ToolDescriptor {
+            domains: vec!["a".into(), "b".into()],
+            tags: vec![],
+            intents: vec!["c".into()],
+            examples: vec!["d".into(), "e".into(), "f".into()],
+            ..ToolDescriptor::new("n", "x")
+        };
+        let all = descriptor_pieces(&d);
+        for (i, p) in all.iter().enumerate() {
+            assert_eq!(nth_piece(&d, i), Some(*p));
+        }
+        assert_eq!(nth_piece(&d, all.len()), None);
+        assert_eq!(nth_piece(&d, all.len() + 5), None);
+        // A stream that stops early, or runs on, is not the tool.
+        let short = ToolDescriptor {
+            examples: vec!["d".into(), "e".into()],
+            ..d.clone()
+        };
+        assert!(!same_tool(&short, &d));
+        assert!(!same_tool(&d, &short));
+        assert!(same_tool(&d, &d.clone()));
     }
 
     #[test]

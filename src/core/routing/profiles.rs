@@ -23,15 +23,6 @@ pub const LOCAL_PROVIDERS: &[&str] = &["ollama", "groq"];
 /// Parameter-count markers of a medium model (spec, reference `MEDIUM_PATTERNS`).
 pub const MEDIUM_PATTERNS: &[&str] = &["30b", "32b", "34b", "35b", "65b", "70b", "72b"];
 
-/// Per profile: name, tool budget, request token budget, skill context chars (0 = no limit).
-/// From the spec's stage 1 and stage 3 tables and `ToolProfileResolver::PROFILES`,
-/// `REQUEST_BUDGET_TOKENS` and `SKILL_CONTEXT_CHARS`.
-pub const PROFILE_TABLE: &[(Profile, &str, usize, usize, usize)] = &[
-    (Profile::Minimal, "minimal", 5, 3000, 4000),
-    (Profile::Standard, "standard", 8, 6000, 8000),
-    (Profile::Full, "full", 0, 0, 0),
-];
-
 /// Characters PHP's `trim()` strips by default, which the lean description drops at both ends.
 const TRIM_CHARS: &[char] = &[' ', '\t', '\n', '\r', '\0', '\x0B'];
 
@@ -52,34 +43,40 @@ pub enum Profile {
 pub struct UnknownProfile(pub String);
 
 impl Profile {
-    /// This profile's row of [`PROFILE_TABLE`].
-    fn row(self) -> (&'static str, usize, usize, usize) {
-        PROFILE_TABLE
-            .iter()
-            .find(|r| r.0 == self)
-            .map_or(("full", 0, 0, 0), |&(_, name, tools, tokens, chars)| {
-                (name, tools, tokens, chars)
-            })
-    }
-
     /// The name PHP uses (`ToolProfileResolver::PROFILE_*`).
     pub fn as_str(self) -> &'static str {
-        self.row().0
+        match self {
+            Profile::Minimal => "minimal",
+            Profile::Standard => "standard",
+            Profile::Full => "full",
+        }
     }
 
     /// Tool budget the profile hands the router; 0 means no profile cap (router derives it).
     pub fn max_tools(self) -> usize {
-        self.row().1
+        match self {
+            Profile::Minimal => 5,
+            Profile::Standard => 8,
+            Profile::Full => 0,
+        }
     }
 
     /// Estimated-token ceiling for one request (stage 3); 0 means none.
     pub fn request_budget(self) -> usize {
-        self.row().2
+        match self {
+            Profile::Minimal => 3000,
+            Profile::Standard => 6000,
+            Profile::Full => 0,
+        }
     }
 
     /// Character ceiling for the injected skill block; 0 means none.
     pub fn skill_context_chars(self) -> usize {
-        self.row().3
+        match self {
+            Profile::Minimal => 4000,
+            Profile::Standard => 8000,
+            Profile::Full => 0,
+        }
     }
 
     /// Whether tool descriptions go out as their first line only.
@@ -98,11 +95,12 @@ impl FromStr for Profile {
     type Err = UnknownProfile;
 
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        PROFILE_TABLE
-            .iter()
-            .find(|r| r.1 == s)
-            .map(|r| r.0)
-            .ok_or_else(|| UnknownProfile(s.to_string()))
+        match s {
+            "minimal" => Ok(Profile::Minimal),
+            "standard" => Ok(Profile::Standard),
+            "full" => Ok(Profile::Full),
+            other => Err(UnknownProfile(other.to_string())),
+        }
     }
 }
 
@@ -113,16 +111,12 @@ pub fn max_tools(profile: &str) -> usize {
 
 /// Request token budget for a profile given by name; unknown names get 0 (none).
 pub fn request_budget(profile: &str) -> usize {
-    profile
-        .parse::<Profile>()
-        .map_or(0, Profile::request_budget)
+    profile.parse::<Profile>().map_or(0, Profile::request_budget)
 }
 
 /// Skill context ceiling for a profile given by name; unknown names get 0 (none).
 pub fn skill_context_chars(profile: &str) -> usize {
-    profile
-        .parse::<Profile>()
-        .map_or(0, Profile::skill_context_chars)
+    profile.parse::<Profile>().map_or(0, Profile::skill_context_chars)
 }
 
 /// Picks the profile for a provider and model, so small local models get a small tool set.
@@ -316,45 +310,24 @@ mod tests {
     fn deny_lists_and_groups() {
         let names = ["tool_a", "tool_b", "tool_c", "tool_d"];
         assert_eq!(filter_denied(&names, &s(&["tool_b"]), &[]), vec![0, 2, 3]);
-        assert_eq!(
-            filter_denied(&names, &s(&["tool_b", "tool_d"]), &[]),
-            vec![0, 2]
-        );
+        assert_eq!(filter_denied(&names, &s(&["tool_b", "tool_d"]), &[]), vec![0, 2]);
         assert_eq!(filter_denied(&names, &[], &[]), vec![0, 1, 2, 3]);
-        assert_eq!(
-            filter_denied(&names, &s(&["tool_z"]), &[]),
-            vec![0, 1, 2, 3]
-        );
-        assert_eq!(
-            filter_denied(&names, &s(&["TOOL_A"]), &[]),
-            vec![0, 1, 2, 3]
-        );
+        assert_eq!(filter_denied(&names, &s(&["tool_z"]), &[]), vec![0, 1, 2, 3]);
+        assert_eq!(filter_denied(&names, &s(&["TOOL_A"]), &[]), vec![0, 1, 2, 3]);
 
         let names = ["posts", "users", "database", "logs", "media"];
         let groups = vec![("group:system".to_string(), s(&["database", "logs"]))];
-        assert_eq!(
-            filter_denied(&names, &s(&["group:system"]), &groups),
-            vec![0, 1, 4]
-        );
-        assert_eq!(
-            filter_denied(&names, &s(&["group:system", "media"]), &groups),
-            vec![0, 1]
-        );
+        assert_eq!(filter_denied(&names, &s(&["group:system"]), &groups), vec![0, 1, 4]);
+        assert_eq!(filter_denied(&names, &s(&["group:system", "media"]), &groups), vec![0, 1]);
 
         // An unknown group reference is just a tool name.
         let names = ["posts", "users", "group:unknown"];
-        assert_eq!(
-            filter_denied(&names, &s(&["group:unknown"]), &groups),
-            vec![0, 1]
-        );
+        assert_eq!(filter_denied(&names, &s(&["group:unknown"]), &groups), vec![0, 1]);
 
         // A typo inside a group denies nothing, silently.
         let names = ["file_write", "file_edit"];
         let groups = vec![("group:writes".to_string(), s(&["file_wirte", "file_edit"]))];
-        assert_eq!(
-            filter_denied(&names, &s(&["group:writes"]), &groups),
-            vec![0]
-        );
+        assert_eq!(filter_denied(&names, &s(&["group:writes"]), &groups), vec![0]);
     }
 
     #[test]
@@ -364,10 +337,7 @@ mod tests {
             ("group:w".to_string(), s(&["zip_package"])),
         ];
         assert_eq!(
-            resolve_names(
-                &s(&["shell_exec", "group:w", "shell_exec", "zip_package"]),
-                &groups
-            ),
+            resolve_names(&s(&["shell_exec", "group:w", "shell_exec", "zip_package"]), &groups),
             s(&["shell_exec", "zip_package"])
         );
         assert!(resolve_names(&[], &groups).is_empty());
@@ -392,13 +362,7 @@ mod tests {
 
     #[test]
     fn spec_deny_example() {
-        let names = [
-            "shell_exec",
-            "file_read",
-            "file_write",
-            "file_edit",
-            "code_search",
-        ];
+        let names = ["shell_exec", "file_read", "file_write", "file_edit", "code_search"];
         let groups = vec![("group:writes".to_string(), s(&["file_write", "file_edit"]))];
         let kept = filter_denied(&names, &s(&["shell_exec", "group:writes"]), &groups);
         assert_eq!(kept, vec![1, 4]);

@@ -6,8 +6,7 @@
 //! - With the cap off, or when the remaining tools fit the budget, the router does not engage
 //!   and every tool is offered in registration order.
 //! - Pinning: `load_skill`, and every tool the message names (see [`text::explicit_tool_names`]);
-//!   a mention pins a tool when equal, or when either contains the other as a substring and
-//!   the contained side is at least three bytes (a one-letter `use ATool` pins nothing more).
+//!   a mention pins a tool when equal, or when either contains the other as a substring.
 //! - Ranking: six weighted signals ([`SIGNAL_WEIGHTS`]), each the sum of the weights of the
 //!   distinct message keywords found among that signal's keywords (word overlap, never whole
 //!   phrases). A word weighs 1, except with three or more ranked tools, where it weighs
@@ -29,9 +28,10 @@ use std::sync::{Arc, Mutex};
 
 use once_cell::sync::Lazy;
 
+use super::batch::{batch_for, PreparedBatch};
 use super::budget::{resolve_budget, UNLIMITED};
 use super::profiles::Profile;
-use super::text::{self, hash_bytes, MIN_KEYWORD_LEN};
+use super::text::{self, fnv1a, FNV_OFFSET, MIN_KEYWORD_LEN};
 
 /// Signal weights, strongest first (spec table, reference `ToolRouter::WEIGHTS`).
 pub const SIGNAL_WEIGHTS: &[(&str, f64)] = &[
@@ -64,10 +64,10 @@ const TAG: u8 = 4;
 const EXAMPLE: u8 = 8;
 const NAME: u8 = 16;
 const DESCRIPTION: u8 = 32;
-const ANYWHERE: u8 = 64;
+pub(super) const ANYWHERE: u8 = 64;
 
 /// Signal bits in [`SIGNAL_WEIGHTS`] order.
-const SIGNAL_BITS: [u8; 6] = [INTENT, DOMAIN, TAG, EXAMPLE, NAME, DESCRIPTION];
+pub(super) const SIGNAL_BITS: [u8; 6] = [INTENT, DOMAIN, TAG, EXAMPLE, NAME, DESCRIPTION];
 
 /// What the router knows about one tool: everything PHP gives it, as plain strings.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Hash)]
@@ -98,9 +98,10 @@ impl ToolDescriptor {
 
     /// Content hash used as the prepared-tool cache key; equal descriptors hash equal.
     fn content_hash(&self) -> u64 {
-        let mut h = 0u64;
+        let mut h = FNV_OFFSET;
         let mut field = |s: &str| {
-            h = hash_bytes(s.as_bytes(), h);
+            h = fnv1a(&(s.len() as u64).to_le_bytes(), h);
+            h = fnv1a(s.as_bytes(), h);
         };
         field(&self.name);
         field(&self.description);
@@ -112,27 +113,20 @@ impl ToolDescriptor {
     }
 }
 
-/// Bits of the 256-bit filter a token hash sets: a quick "certainly absent" before searching.
-fn bloom_bit(hash: u64) -> (usize, u64) {
-    let bit = (hash >> 56) as usize;
-    (bit >> 6 & 3, 1u64 << (bit & 63))
+/// One keyword of a prepared tool and the signals it appears in.
+#[derive(Debug, Clone)]
+struct Entry {
+    hash: u64,
+    token: Box<str>,
+    mask: u8,
 }
 
 /// A descriptor with its metadata tokenised once, ready to be ranked against any message.
-///
-/// Keywords are kept as parallel arrays sorted by hash (dense for the binary search), with
-/// the signal bits of each and a 256-bit filter that rules most absent words out at once.
 #[derive(Debug, Clone)]
 pub struct PreparedTool {
     descriptor: ToolDescriptor,
     name_lower: String,
-    /// The first 16 bytes of `name_lower`, big-endian, zero-padded: orders like the bytes do,
-    /// so most name comparisons never reach the full strings.
-    name_key: u128,
-    hashes: Box<[u64]>,
-    masks: Box<[u8]>,
-    tokens: Box<[Box<str>]>,
-    bloom: [u64; 4],
+    entries: Vec<Entry>,
 }
 
 impl PreparedTool {
@@ -161,30 +155,19 @@ impl PreparedTool {
             all.extend(list.iter().map(String::as_str));
         }
         mark(&all.join(" "), ANYWHERE);
-        let mut entries: Vec<(u64, String, u8)> = by_token
+        let mut entries: Vec<Entry> = by_token
             .into_iter()
-            .map(|(token, mask)| (hash_bytes(token.as_bytes(), 0), token, mask))
+            .map(|(token, mask)| Entry {
+                hash: fnv1a(token.as_bytes(), FNV_OFFSET),
+                token: token.into_boxed_str(),
+                mask,
+            })
             .collect();
-        entries.sort_by(|a, b| a.0.cmp(&b.0).then_with(|| a.1.cmp(&b.1)));
-        let mut bloom = [0u64; 4];
-        for (hash, _, _) in &entries {
-            let (word, bit) = bloom_bit(*hash);
-            if let Some(w) = bloom.get_mut(word) {
-                *w |= bit;
-            }
-        }
-        let mut key = [0u8; 16];
-        for (dst, src) in key.iter_mut().zip(name_lower.bytes()) {
-            *dst = src;
-        }
+        entries.sort_by(|a, b| a.hash.cmp(&b.hash).then_with(|| a.token.cmp(&b.token)));
         Self {
             descriptor,
             name_lower,
-            name_key: u128::from_be_bytes(key),
-            hashes: entries.iter().map(|e| e.0).collect(),
-            masks: entries.iter().map(|e| e.2).collect(),
-            tokens: entries.into_iter().map(|e| e.1.into_boxed_str()).collect(),
-            bloom,
+            entries,
         }
     }
 
@@ -198,27 +181,27 @@ impl PreparedTool {
         &self.name_lower
     }
 
-    /// Orders two tools by lowercased name, bytewise (PHP `strcmp`).
-    fn cmp_name(&self, other: &Self) -> std::cmp::Ordering {
-        self.name_key
-            .cmp(&other.name_key)
-            .then_with(|| self.name_lower.cmp(&other.name_lower))
+    /// Every keyword with its hash and signal mask, in hash order.
+    pub(super) fn keyword_entries(&self) -> impl Iterator<Item = (u64, &str, u8)> + '_ {
+        self.entries.iter().map(|e| (e.hash, &*e.token, e.mask))
+    }
+
+    /// Keyword `i` of [`PreparedTool::keyword_entries`].
+    pub(super) fn keyword_entry(&self, i: usize) -> Option<(u64, &str, u8)> {
+        self.entries.get(i).map(|e| (e.hash, &*e.token, e.mask))
     }
 
     /// Which signals carry a keyword (0 when none does).
-    fn mask_of(&self, hash: u64, token: &str) -> u8 {
-        let (word, bit) = bloom_bit(hash);
-        if !matches!(self.bloom.get(word), Some(w) if w & bit != 0) {
-            return 0;
-        }
-        let mut at = self.hashes.partition_point(|&h| h < hash);
-        while self.hashes.get(at) == Some(&hash) {
-            if self.tokens.get(at).is_some_and(|t| &**t == token) {
-                return self.masks.get(at).copied().unwrap_or(0);
-            }
-            at += 1;
-        }
-        0
+    #[cfg(test)]
+    pub(super) fn mask_of(&self, hash: u64, token: &str) -> u8 {
+        let start = self.entries.partition_point(|e| e.hash < hash);
+        self.entries
+            .get(start..)
+            .unwrap_or(&[])
+            .iter()
+            .take_while(|e| e.hash == hash)
+            .find(|e| &*e.token == token)
+            .map_or(0, |e| e.mask)
     }
 }
 
@@ -238,10 +221,7 @@ pub fn prepared_cache_len() -> usize {
 /// is a new entry; when it reaches [`PREPARED_CACHE_CAPACITY`] it is emptied and refilled.
 /// Misses are tokenised outside the lock, so one large registry never blocks other threads.
 pub fn prepare_all(descriptors: &[ToolDescriptor]) -> Vec<Arc<PreparedTool>> {
-    let keys: Vec<u64> = descriptors
-        .iter()
-        .map(ToolDescriptor::content_hash)
-        .collect();
+    let keys: Vec<u64> = descriptors.iter().map(ToolDescriptor::content_hash).collect();
     let mut found: Vec<Option<Arc<PreparedTool>>> = {
         let cache = PREPARED.lock().unwrap_or_else(|e| e.into_inner());
         descriptors
@@ -352,17 +332,20 @@ fn is_pinned(name: &str, mentions: &[String]) -> bool {
 }
 
 /// Message keywords with their weights against a set of prepared tools, plus each tool's masks.
-struct Weighed {
-    weights: Vec<f64>,
+/// (The tool-by-tool scan; batches rank the same way through an index.)
+#[cfg(test)]
+pub(super) struct Weighed {
+    pub(super) weights: Vec<f64>,
     /// `masks[tool * words + word]`: the signals of `tool` that carry `word`.
     masks: Vec<u8>,
 }
 
-fn weigh(tools: &[&PreparedTool], message: &str) -> Weighed {
+#[cfg(test)]
+pub(super) fn weigh(tools: &[&PreparedTool], message: &str) -> Weighed {
     let words = text::counted_keywords(message);
     let hashes: Vec<u64> = words
         .iter()
-        .map(|(w, _)| hash_bytes(w.as_bytes(), 0))
+        .map(|(w, _)| fnv1a(w.as_bytes(), FNV_OFFSET))
         .collect();
     let mut masks = Vec::with_capacity(tools.len() * words.len());
     for tool in tools {
@@ -398,26 +381,21 @@ fn weigh(tools: &[&PreparedTool], message: &str) -> Weighed {
 }
 
 /// One tool's score: each signal's weight times the summed weights of the words it carries.
-fn score(weighed: &Weighed, tool: usize) -> f64 {
+#[cfg(test)]
+pub(super) fn score(weighed: &Weighed, tool: usize) -> f64 {
     let n_words = weighed.weights.len();
     let row = weighed
         .masks
         .get(tool * n_words..(tool + 1) * n_words)
         .unwrap_or(&[]);
-    // Per-signal sums, each added up in message-word order.
-    let mut sums = [0.0_f64; 6];
-    for (&mask, &w) in row.iter().zip(&weighed.weights) {
-        if mask & !ANYWHERE == 0 {
-            continue;
-        }
-        for (sum, bit) in sums.iter_mut().zip(SIGNAL_BITS) {
+    let mut total = 0.0;
+    for (&(_, weight), bit) in SIGNAL_WEIGHTS.iter().zip(SIGNAL_BITS) {
+        let mut sum = 0.0;
+        for (mask, w) in row.iter().zip(&weighed.weights) {
             if mask & bit != 0 {
-                *sum += w;
+                sum += w;
             }
         }
-    }
-    let mut total = 0.0;
-    for (&(_, weight), sum) in SIGNAL_WEIGHTS.iter().zip(sums) {
         total += weight * sum;
     }
     total
@@ -467,24 +445,39 @@ impl Router {
         profile: Option<Profile>,
         always_include: &[String],
     ) -> Selection {
+        self.filter_batch(&batch_for(tools), message, model, profile, always_include)
+    }
+
+    /// [`Router::filter_prepared`] on an indexed batch.
+    pub fn filter_batch(
+        &self,
+        batch: &PreparedBatch,
+        message: &str,
+        model: &str,
+        profile: Option<Profile>,
+        always_include: &[String],
+    ) -> Selection {
+        let tools = batch.tools();
         let budget = resolve_budget(self.max_tools_per_turn, model);
-        let wanted: HashSet<String> = always_include
-            .iter()
-            .map(|a| a.to_ascii_lowercase())
-            .collect();
-        let is_always: Vec<bool> = tools
-            .iter()
-            .map(|t| !wanted.is_empty() && wanted.contains(&t.name_lower))
-            .collect();
+        let is_always: Vec<bool> = if always_include.is_empty() {
+            vec![false; tools.len()]
+        } else {
+            let wanted: HashSet<String> = always_include
+                .iter()
+                .map(|a| a.to_ascii_lowercase())
+                .collect();
+            tools
+                .iter()
+                .map(|t| wanted.contains(&t.name_lower))
+                .collect()
+        };
         let always_included: Vec<usize> = (0..tools.len())
             .filter(|&i| is_always.get(i).copied().unwrap_or(false))
             .collect();
-        let routed: Vec<usize> = (0..tools.len())
-            .filter(|&i| !is_always.get(i).copied().unwrap_or(false))
-            .collect();
+        let routed_count = tools.len() - always_included.len();
 
         let limit = match budget {
-            Some(limit) if routed.len() > limit => limit,
+            Some(limit) if routed_count > limit => limit,
             _ => {
                 return Selection {
                     selected: (0..tools.len()).collect(),
@@ -497,27 +490,38 @@ impl Router {
         };
 
         let mentions = text::explicit_tool_names(message);
-        let (pinned, scorable): (Vec<usize>, Vec<usize>) = routed.iter().partition(|&&i| {
-            tools
-                .get(i)
-                .is_some_and(|t| t.name_lower == LOAD_SKILL || is_pinned(&t.name_lower, &mentions))
-        });
+        let mut pinned = Vec::new();
+        let mut scorable = vec![false; tools.len()];
+        for (i, t) in tools.iter().enumerate() {
+            if is_always.get(i).copied().unwrap_or(false) {
+                continue;
+            }
+            if t.name_lower == LOAD_SKILL || is_pinned(&t.name_lower, &mentions) {
+                pinned.push(i);
+            } else if let Some(slot) = scorable.get_mut(i) {
+                *slot = true;
+            }
+        }
 
-        let refs: Vec<&PreparedTool> = scorable
-            .iter()
-            .filter_map(|&i| tools.get(i).map(|t| &**t))
+        let words = text::counted_keywords(message);
+        let scores = batch.scores(&scorable, &words);
+        let score_of = |i: usize| scores.get(i).copied().unwrap_or(0.0);
+        let rank = |i: usize| batch.name_rank(i);
+        // Score descending, then lowercased name, then position: the matched tools are sorted,
+        // the rest (score 0) already are, by name.
+        let mut rows: Vec<(usize, f64)> = (0..tools.len())
+            .filter(|&i| scorable.get(i).copied().unwrap_or(false) && score_of(i) != 0.0)
+            .map(|i| (i, score_of(i)))
             .collect();
-        let weighed = weigh(&refs, message);
-        let mut rows: Vec<(usize, f64)> = scorable
-            .iter()
-            .enumerate()
-            .map(|(pos, &i)| (i, score(&weighed, pos)))
-            .collect();
-        let by_name = |a: usize, b: usize| match (tools.get(a), tools.get(b)) {
-            (Some(x), Some(y)) => x.cmp_name(y),
-            _ => a.cmp(&b),
-        };
-        rows.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| by_name(a.0, b.0)));
+        rows.sort_unstable_by(|a, b| b.1.total_cmp(&a.1).then_with(|| rank(a.0).cmp(&rank(b.0))));
+        rows.extend(
+            batch
+                .by_name()
+                .iter()
+                .map(|&i| i as usize)
+                .filter(|&i| scorable.get(i).copied().unwrap_or(false) && score_of(i) == 0.0)
+                .map(|i| (i, 0.0)),
+        );
 
         let floor_of = match (profile, rows.first()) {
             (Some(Profile::Minimal), Some(&(_, best))) if best > 0.0 => Some(best),
@@ -551,7 +555,7 @@ impl Router {
             .chain(&always_included)
             .copied()
             .collect();
-        selected.sort_by(|&a, &b| by_name(a, b).then(a.cmp(&b)));
+        selected.sort_unstable_by_key(|&i| rank(i));
 
         Selection {
             selected,
@@ -575,10 +579,15 @@ impl Router {
 
     /// [`Router::confidence`] over already prepared tools.
     pub fn confidence_prepared(tools: &[Arc<PreparedTool>], message: &str) -> f64 {
-        let refs: Vec<&PreparedTool> = tools.iter().map(|t| &**t).collect();
-        let weighed = weigh(&refs, message);
-        let best = (0..refs.len())
-            .map(|t| score(&weighed, t))
+        Self::confidence_batch(&batch_for(tools), message)
+    }
+
+    /// [`Router::confidence`] on an indexed batch.
+    pub fn confidence_batch(batch: &PreparedBatch, message: &str) -> f64 {
+        let words = text::counted_keywords(message);
+        let best = batch
+            .scores(&vec![true; batch.len()], &words)
+            .into_iter()
             .fold(0.0_f64, f64::max);
         if best <= 0.0 {
             0.0
@@ -617,37 +626,20 @@ mod tests {
         model: &str,
         profile: Option<Profile>,
     ) -> Vec<String> {
-        names(
-            tools,
-            &Router::new(budget).filter(tools, message, model, profile, &[]),
-        )
+        names(tools, &Router::new(budget).filter(tools, message, model, profile, &[]))
     }
 
     /// The reference test suite's fifteen-tool store registry.
     fn store() -> Vec<ToolDescriptor> {
         let described = [
-            (
-                "product_tool",
-                "list and search products in the store catalog",
-            ),
+            ("product_tool", "list and search products in the store catalog"),
             ("order_tool", "create and update customer orders"),
             ("coupon_tool", "manage discount coupons"),
         ];
         [
-            "file_read",
-            "file_write",
-            "shell_exec",
-            "http_request",
-            "code_search",
-            "project_info",
-            "zip_package",
-            "product_tool",
-            "order_tool",
-            "coupon_tool",
-            "fixture_tool_1",
-            "fixture_tool_2",
-            "fixture_tool_3",
-            "fixture_tool_4",
+            "file_read", "file_write", "shell_exec", "http_request", "code_search",
+            "project_info", "zip_package", "product_tool", "order_tool", "coupon_tool",
+            "fixture_tool_1", "fixture_tool_2", "fixture_tool_3", "fixture_tool_4",
             "fixture_tool_5",
         ]
         .iter()
@@ -664,44 +656,24 @@ mod tests {
     #[test]
     fn budget_from_model_and_explicit_budget() {
         let t = store();
-        assert_eq!(
-            run(0, &t, "do something generic", "claude-haiku-4-5", None).len(),
-            6
-        );
-        assert_eq!(
-            run(0, &t, "unrelated request", "claude-haiku-4-5", None).len(),
-            6
-        );
+        assert_eq!(run(0, &t, "do something generic", "claude-haiku-4-5", None).len(), 6);
+        assert_eq!(run(0, &t, "unrelated request", "claude-haiku-4-5", None).len(), 6);
         assert_eq!(run(0, &t, "", "claude-haiku-4-5", None).len(), 6);
         assert_eq!(run(3, &t, "generic", "claude-opus-4", None).len(), 3);
         assert_eq!(run(0, &t, "generic", "claude-opus-4", None).len(), 15);
-        assert_eq!(
-            run(Router::UNLIMITED, &t, "x", "claude-haiku", None).len(),
-            15
-        );
+        assert_eq!(run(Router::UNLIMITED, &t, "x", "claude-haiku", None).len(), 15);
         assert_eq!(run(-7, &t, "x", "claude-haiku", None).len(), 6);
     }
 
     #[test]
     fn every_model_fragment_sets_the_offer_size() {
-        let t: Vec<ToolDescriptor> = (0..40)
-            .map(|n| tool(&format!("probe_tool_{n}"), "probe"))
-            .collect();
+        let t: Vec<ToolDescriptor> = (0..40).map(|n| tool(&format!("probe_tool_{n}"), "probe")).collect();
         for (model, want) in [
-            ("claude-opus-5", 20),
-            ("claude-sonnet-5", 12),
-            ("gpt-4o-mini", 8),
-            ("gpt-3.5-turbo", 5),
-            ("gemini-2.5-pro", 15),
-            ("gemini-3.5-flash-lite", 6),
-            ("qwen2.5:7b", 10),
-            ("", 10),
+            ("claude-opus-5", 20), ("claude-sonnet-5", 12), ("gpt-4o-mini", 8),
+            ("gpt-3.5-turbo", 5), ("gemini-2.5-pro", 15), ("gemini-3.5-flash-lite", 6),
+            ("qwen2.5:7b", 10), ("", 10),
         ] {
-            assert_eq!(
-                run(0, &t, "unrelated question about nothing", model, None).len(),
-                want,
-                "{model}"
-            );
+            assert_eq!(run(0, &t, "unrelated question about nothing", model, None).len(), want, "{model}");
         }
     }
 
@@ -724,36 +696,16 @@ mod tests {
     #[test]
     fn pinning_by_class_name_and_snake_case() {
         let t = store();
-        assert!(run(
-            0,
-            &t,
-            "please use ShellTool to list processes",
-            "claude-haiku-4-5",
-            None
-        )
-        .contains(&"shell_exec".to_string()));
-        assert!(run(0, &t, "use ShellTool now", "gpt-4o-mini", None)
+        assert!(run(0, &t, "please use ShellTool to list processes", "claude-haiku-4-5", None)
             .contains(&"shell_exec".to_string()));
-        let out = run(
-            0,
-            &t,
-            "run product_tool for the store",
-            "claude-haiku-4-5",
-            None,
-        );
+        assert!(run(0, &t, "use ShellTool now", "gpt-4o-mini", None).contains(&"shell_exec".to_string()));
+        let out = run(0, &t, "run product_tool for the store", "claude-haiku-4-5", None);
         assert!(out.contains(&"product_tool".to_string()));
         assert!(!out.contains(&"order_tool".to_string()));
         // A partial mention pins in both directions.
-        let t = vec![
-            tool("wc_get_customer", ""),
-            tool("b_tool", ""),
-            tool("c_tool", ""),
-        ];
+        let t = vec![tool("wc_get_customer", ""), tool("b_tool", ""), tool("c_tool", "")];
         assert_eq!(run(1, &t, "call wc_get", "", None), vec!["wc_get_customer"]);
-        assert_eq!(
-            run(1, &t, "call wc_get_customer_v2", "", None),
-            vec!["wc_get_customer"]
-        );
+        assert_eq!(run(1, &t, "call wc_get_customer_v2", "", None), vec!["wc_get_customer"]);
     }
 
     #[test]
@@ -766,16 +718,7 @@ mod tests {
                 ..tool("loser_tool", "publish an article to the site")
             },
         ];
-        assert_eq!(
-            run(
-                1,
-                &t,
-                "publish article using winner_tool",
-                "gpt-3.5-turbo",
-                None
-            ),
-            vec!["winner_tool"]
-        );
+        assert_eq!(run(1, &t, "publish article using winner_tool", "gpt-3.5-turbo", None), vec!["winner_tool"]);
         let sel = Router::new(1).filter(&t, "winner_tool and loser_tool", "", None, &[]);
         assert_eq!(sel.selected, vec![1, 0]); // sorted by name: loser_tool, winner_tool
         assert_eq!(sel.pinned, vec![0, 1]);
@@ -795,19 +738,11 @@ mod tests {
 
     #[test]
     fn load_skill_is_always_pinned() {
-        let t = vec![
-            tool("zeta_tool", "x"),
-            tool("load_skill", "y"),
-            tool("alpha_tool", "x"),
-        ];
+        let t = vec![tool("zeta_tool", "x"), tool("load_skill", "y"), tool("alpha_tool", "x")];
         let sel = Router::new(1).filter(&t, "nothing at all", "", None, &[]);
         assert_eq!(sel.pinned, vec![1]);
         assert_eq!(sel.selected, vec![1]);
-        let t = vec![
-            tool("zeta_tool", "x"),
-            tool("Load_Skill", "y"),
-            tool("alpha_tool", "x"),
-        ];
+        let t = vec![tool("zeta_tool", "x"), tool("Load_Skill", "y"), tool("alpha_tool", "x")];
         assert_eq!(Router::new(1).filter(&t, "", "", None, &[]).pinned, vec![1]);
     }
 
@@ -818,59 +753,32 @@ mod tests {
             tool("alpha_tool", "publish an article to the site"),
             with_intents("beta_tool", "unrelated helper", &["publish article"]),
         ];
-        assert_eq!(
-            run(1, &t, "publish article now", "gpt-3.5-turbo", None),
-            vec!["beta_tool"]
-        );
+        assert_eq!(run(1, &t, "publish article now", "gpt-3.5-turbo", None), vec!["beta_tool"]);
         let t = vec![
-            ToolDescriptor {
-                tags: vec!["catalog".into()],
-                ..tool("aaa_tool", "")
-            },
-            ToolDescriptor {
-                domains: vec!["catalog".into()],
-                ..tool("bbb_tool", "")
-            },
+            ToolDescriptor { tags: vec!["catalog".into()], ..tool("aaa_tool", "") },
+            ToolDescriptor { domains: vec!["catalog".into()], ..tool("bbb_tool", "") },
         ];
         assert_eq!(run(1, &t, "catalog question", "", None), vec!["bbb_tool"]);
         let t = vec![
-            ToolDescriptor {
-                examples: vec!["catalog".into()],
-                ..tool("aaa_tool", "")
-            },
-            ToolDescriptor {
-                tags: vec!["catalog".into()],
-                ..tool("bbb_tool", "")
-            },
+            ToolDescriptor { examples: vec!["catalog".into()], ..tool("aaa_tool", "") },
+            ToolDescriptor { tags: vec!["catalog".into()], ..tool("bbb_tool", "") },
         ];
         assert_eq!(run(1, &t, "catalog", "", None), vec!["bbb_tool"]);
         let t = vec![
             tool("aaa_tool", "catalog"),
-            ToolDescriptor {
-                examples: vec!["catalog".into()],
-                ..tool("bbb_tool", "")
-            },
+            ToolDescriptor { examples: vec!["catalog".into()], ..tool("bbb_tool", "") },
         ];
         assert_eq!(run(1, &t, "catalog", "", None), vec!["bbb_tool"]);
-        let t = vec![
-            tool("alpha_tool", "reads invoices from the database"),
-            tool("beta_tool", "unrelated helper"),
-        ];
+        let t = vec![tool("alpha_tool", "reads invoices from the database"), tool("beta_tool", "unrelated helper")];
         assert_eq!(run(1, &t, "read an invoice", "", None), vec!["alpha_tool"]);
     }
 
     #[test]
     fn intents_match_by_word_overlap_not_whole_phrase() {
         // "look up an invoice" has keywords look, invoice; the message shares only "invoice".
-        let t = vec![
-            with_intents("inv_tool", "", &["look up an invoice"]),
-            tool("other_tool", ""),
-        ];
+        let t = vec![with_intents("inv_tool", "", &["look up an invoice"]), tool("other_tool", "")];
         let sel = Router::new(1).filter(&t, "invoice", "", None, &[]);
-        assert_eq!(
-            sel.ranked.first().map(|r| (r.index, r.score)),
-            Some((0, 16.0))
-        );
+        assert_eq!(sel.ranked.first().map(|r| (r.index, r.score)), Some((0, 16.0)));
     }
 
     #[test]
@@ -886,50 +794,11 @@ mod tests {
             });
             v
         };
-        assert_eq!(
-            run(
-                1,
-                &tied("user_tool", &["editor", "login"]),
-                "List the editors with their logins.",
-                "",
-                None
-            ),
-            vec!["user_tool"]
-        );
-        assert_eq!(
-            run(
-                1,
-                &tied("category_tool", &["category"]),
-                "List the categories.",
-                "",
-                None
-            ),
-            vec!["category_tool"]
-        );
-        assert_eq!(
-            run(
-                1,
-                &tied("gas_tool", &["gas"]),
-                "List the gas readings.",
-                "",
-                None
-            ),
-            vec!["gas_tool"]
-        );
-        assert_eq!(
-            run(
-                1,
-                &tied("status_tool", &["statuses"]),
-                "status please",
-                "",
-                None
-            ),
-            vec!["status_tool"]
-        );
-        assert_eq!(
-            run(1, &tied("news_tool", &["editor"]), "editors", "", None),
-            vec!["news_tool"]
-        );
+        assert_eq!(run(1, &tied("user_tool", &["editor", "login"]), "List the editors with their logins.", "", None), vec!["user_tool"]);
+        assert_eq!(run(1, &tied("category_tool", &["category"]), "List the categories.", "", None), vec!["category_tool"]);
+        assert_eq!(run(1, &tied("gas_tool", &["gas"]), "List the gas readings.", "", None), vec!["gas_tool"]);
+        assert_eq!(run(1, &tied("status_tool", &["statuses"]), "status please", "", None), vec!["status_tool"]);
+        assert_eq!(run(1, &tied("news_tool", &["editor"]), "editors", "", None), vec!["news_tool"]);
     }
 
     #[test]
@@ -937,49 +806,25 @@ mod tests {
         let t = vec![
             tool("code_search", "Locate occurrences in the tree."),
             tool("file_read", "Return the file contents."),
-            tool("filler_one", "x"),
-            tool("filler_two", "x"),
-            tool("filler_three", "x"),
-            tool("filler_four", "x"),
-            tool("filler_five", "x"),
+            tool("filler_one", "x"), tool("filler_two", "x"), tool("filler_three", "x"),
+            tool("filler_four", "x"), tool("filler_five", "x"),
         ];
-        assert_eq!(
-            run(1, &t, "search for JPATH_ROOT", "", None),
-            vec!["code_search"]
-        );
+        assert_eq!(run(1, &t, "search for JPATH_ROOT", "", None), vec!["code_search"]);
     }
 
     #[test]
     fn relevant_tool_declared_last_is_found() {
-        let mut t: Vec<ToolDescriptor> = (0..29)
-            .map(|i| tool(&format!("filler_{i:02}"), "unrelated filler tool"))
-            .collect();
-        t.push(tool(
-            "invoice_lookup",
-            "Look up a customer invoice by number.",
-        ));
-        let out = run(
-            5,
-            &t,
-            "look up an invoice for a customer",
-            "gpt-3.5-turbo",
-            None,
-        );
+        let mut t: Vec<ToolDescriptor> = (0..29).map(|i| tool(&format!("filler_{i:02}"), "unrelated filler tool")).collect();
+        t.push(tool("invoice_lookup", "Look up a customer invoice by number."));
+        let out = run(5, &t, "look up an invoice for a customer", "gpt-3.5-turbo", None);
         assert_eq!(out.len(), 5);
         assert!(out.contains(&"invoice_lookup".to_string()));
     }
 
     #[test]
     fn ties_break_on_name_never_on_declaration_order() {
-        let t = vec![
-            tool("zzz_tool", "same words here"),
-            tool("aaa_tool", "same words here"),
-            tool("mmm_tool", "same words here"),
-        ];
-        assert_eq!(
-            run(2, &t, "completely unrelated", "", None),
-            vec!["aaa_tool", "mmm_tool"]
-        );
+        let t = vec![tool("zzz_tool", "same words here"), tool("aaa_tool", "same words here"), tool("mmm_tool", "same words here")];
+        assert_eq!(run(2, &t, "completely unrelated", "", None), vec!["aaa_tool", "mmm_tool"]);
         // Names compare lowercased.
         let t = vec![tool("Zed", ""), tool("alpha", ""), tool("Beta", "")];
         assert_eq!(run(2, &t, "", "", None), vec!["alpha", "Beta"]);
@@ -987,18 +832,10 @@ mod tests {
 
     #[test]
     fn identical_sets_come_back_identical_and_sorted() {
-        let t: Vec<ToolDescriptor> = [
-            "shell_exec",
-            "file_read",
-            "http_request",
-            "code_search",
-            "db_query",
-            "zip_package",
-            "project_info",
-        ]
-        .iter()
-        .map(|n| tool(n, &format!("The {n} tool.")))
-        .collect();
+        let t: Vec<ToolDescriptor> = ["shell_exec", "file_read", "http_request", "code_search", "db_query", "zip_package", "project_info"]
+            .iter()
+            .map(|n| tool(n, &format!("The {n} tool.")))
+            .collect();
         let r = Router::new(5);
         let a = r.filter(&t, "shell file http code db", "", None, &[]);
         let b = r.filter(&t, "db code http file shell", "", None, &[]);
@@ -1010,12 +847,10 @@ mod tests {
     }
 
     fn list_heavy() -> Vec<ToolDescriptor> {
-        let mut t: Vec<ToolDescriptor> = [
-            "a_list", "b_list", "c_list", "d_list", "e_list", "f_list", "g_list", "h_list",
-        ]
-        .iter()
-        .map(|n| with_intents(n, "generic helper", &["list items"]))
-        .collect();
+        let mut t: Vec<ToolDescriptor> = ["a_list", "b_list", "c_list", "d_list", "e_list", "f_list", "g_list", "h_list"]
+            .iter()
+            .map(|n| with_intents(n, "generic helper", &["list items"]))
+            .collect();
         t.push(with_intents("x_posts", "generic helper", &["show posts"]));
         t.push(with_intents("y_posts", "generic helper", &["show posts"]));
         t
@@ -1034,10 +869,7 @@ mod tests {
         let best = sel.ranked.first().map_or(0.0, |r| r.score);
         assert!((best - 17.0 * (10.0_f64 / 2.0).ln()).abs() < 1e-9, "{best}");
         let third = sel.ranked.get(2).map_or(0.0, |r| r.score);
-        assert!(
-            (third - 17.0 * (10.0_f64 / 8.0).ln()).abs() < 1e-9,
-            "{third}"
-        );
+        assert!((third - 17.0 * (10.0_f64 / 8.0).ln()).abs() < 1e-9, "{third}");
         assert_eq!(sel.chosen_order.first(), Some(&8)); // x_posts ranks first, y_posts second
         assert_eq!(sel.fit_ranking(), Some(&[8usize, 9][..]));
     }
@@ -1061,21 +893,10 @@ mod tests {
             with_intents("wc_reviews", "", &["customer feedback"]),
             with_intents("wp_menus", "", &["navigation notes"]),
         ];
-        let sel = Router::new(1).filter(
-            &t,
-            "list customer customer customer customer",
-            "",
-            None,
-            &[],
-        );
+        let sel = Router::new(1).filter(&t, "list customer customer customer customer", "", None, &[]);
         let scores: Vec<(usize, f64)> = sel.ranked.iter().map(|r| (r.index, r.score)).collect();
         let damped = 2.0_f64.ln() / (1.0 + 4.0_f64.ln());
-        let want = [
-            (0, 16.0 * 4.0_f64.ln()),
-            (1, 17.0 * damped),
-            (2, 16.0 * damped),
-            (3, 0.0),
-        ];
+        let want = [(0, 16.0 * 4.0_f64.ln()), (1, 17.0 * damped), (2, 16.0 * damped), (3, 0.0)];
         for ((gi, gs), (wi, ws)) in scores.iter().zip(want) {
             assert_eq!(*gi, wi);
             assert!((gs - ws).abs() < 1e-9, "{gi}: {gs} vs {ws}");
@@ -1086,47 +907,30 @@ mod tests {
     fn a_long_paste_does_not_outrank_the_request() {
         let t = vec![
             with_intents("wp_query", "generic helper", &["list posts"]),
-            with_intents(
-                "wc_get_customer",
-                "generic helper",
-                &["customer statistics"],
-            ),
+            with_intents("wc_get_customer", "generic helper", &["customer statistics"]),
             with_intents("wc_reviews", "generic helper", &["customer feedback"]),
             with_intents("wp_menus", "generic helper", &["navigation notes"]),
         ];
-        let paste: String =
-            "Meeting notes: customer feedback and navigation plans for the quarter. "
-                .repeat(400)
-                .chars()
-                .take(6000)
-                .collect();
+        let paste: String = "Meeting notes: customer feedback and navigation plans for the quarter. "
+            .repeat(400)
+            .chars()
+            .take(6000)
+            .collect();
         let after = format!("List the latest posts. My notes: {paste}");
         let before = format!("{paste} Ignore the notes above. List the latest posts.");
         assert_eq!(run(1, &t, &after, "", None), vec!["wp_query"]);
         assert_eq!(run(1, &t, &before, "", None), vec!["wp_query"]);
         let neutral = "lorem ipsum dolor sit amet. ".repeat(30);
-        assert_eq!(
-            run(
-                1,
-                &t,
-                &format!("{neutral}List the latest posts. {neutral}"),
-                "",
-                None
-            ),
-            vec!["wp_query"]
-        );
+        assert_eq!(run(1, &t, &format!("{neutral}List the latest posts. {neutral}"), "", None), vec!["wp_query"]);
     }
 
     #[test]
     fn under_three_tools_every_word_weighs_one() {
         // Two tools both carrying "list": with IDF it would weigh ln(2/2) = 0.
-        let t = vec![
-            with_intents("alpha", "generic helper", &["list items"]),
-            with_intents("beta", "generic helper", &["list items"]),
-        ];
+        let t = vec![with_intents("alpha", "generic helper", &["list items"]), with_intents("beta", "generic helper", &["list items"])];
         assert!(Router::confidence(&t, "list") > 0.0);
         assert_eq!(Router::confidence(&t, "list"), 0.5); // 16 / 32
-                                                         // Repeats are not damped either: 16 / 32 still.
+        // Repeats are not damped either: 16 / 32 still.
         assert_eq!(Router::confidence(&t, "list list list"), 0.5);
     }
 
@@ -1138,13 +942,7 @@ mod tests {
         assert!(common > 0.0 && common < rare);
         // 17 * ln(10/8) / 32 = 0.118546 -> 0.1185
         assert_eq!(common, 0.1185);
-        assert_eq!(
-            Router::confidence(
-                &[tool("alpha_tool", "unrelated helper")],
-                "something entirely different"
-            ),
-            0.0
-        );
+        assert_eq!(Router::confidence(&[tool("alpha_tool", "unrelated helper")], "something entirely different"), 0.0);
         let strong_tools = vec![ToolDescriptor {
             intents: vec!["invoice lookup".into()],
             domains: vec!["invoice".into()],
@@ -1158,83 +956,27 @@ mod tests {
     }
 
     fn floor_tools() -> Vec<ToolDescriptor> {
-        let mut t = vec![with_intents(
-            "invoice_lookup",
-            "generic helper",
-            &["look up an invoice"],
-        )];
-        t.extend(
-            [
-                "beta_tool",
-                "gamma_tool",
-                "delta_tool",
-                "epsilon_tool",
-                "zeta_tool",
-            ]
-            .iter()
-            .map(|n| tool(n, "generic helper")),
-        );
+        let mut t = vec![with_intents("invoice_lookup", "generic helper", &["look up an invoice"])];
+        t.extend(["beta_tool", "gamma_tool", "delta_tool", "epsilon_tool", "zeta_tool"].iter().map(|n| tool(n, "generic helper")));
         t
     }
 
     #[test]
     fn minimal_profile_floor() {
         let t = floor_tools();
-        assert_eq!(
-            run(
-                5,
-                &t,
-                "look up an invoice",
-                "qwen2.5:7b",
-                Some(Profile::Minimal)
-            ),
-            vec!["invoice_lookup"]
-        );
-        assert_eq!(
-            run(5, &t, "look up an invoice", "qwen2.5:7b", None).len(),
-            5
-        );
-        assert_eq!(
-            run(
-                5,
-                &t,
-                "look up an invoice",
-                "qwen2.5:7b",
-                Some(Profile::Standard)
-            )
-            .len(),
-            5
-        );
+        assert_eq!(run(5, &t, "look up an invoice", "qwen2.5:7b", Some(Profile::Minimal)), vec!["invoice_lookup"]);
+        assert_eq!(run(5, &t, "look up an invoice", "qwen2.5:7b", None).len(), 5);
+        assert_eq!(run(5, &t, "look up an invoice", "qwen2.5:7b", Some(Profile::Standard)).len(), 5);
         // Nothing matches: the floor is off and the cap is filled.
-        let t3 = vec![
-            tool("alpha_tool", "generic helper"),
-            tool("beta_tool", "generic helper"),
-            tool("gamma_tool", "generic helper"),
-        ];
-        assert_eq!(
-            run(
-                2,
-                &t3,
-                "completely unrelated words",
-                "",
-                Some(Profile::Minimal)
-            )
-            .len(),
-            2
-        );
+        let t3 = vec![tool("alpha_tool", "generic helper"), tool("beta_tool", "generic helper"), tool("gamma_tool", "generic helper")];
+        assert_eq!(run(2, &t3, "completely unrelated words", "", Some(Profile::Minimal)).len(), 2);
         // A named tool survives the floor.
         let t = vec![
             with_intents("invoice_lookup", "generic helper", &["look up an invoice"]),
             tool("order_export", "generic helper"),
             tool("gamma_tool", "generic helper"),
         ];
-        let out = run(
-            2,
-            &t,
-            "look up an invoice with order_export",
-            "",
-            Some(Profile::Minimal),
-        );
+        let out = run(2, &t, "look up an invoice with order_export", "", Some(Profile::Minimal));
         assert_eq!(out, vec!["invoice_lookup", "order_export"]);
     }
 
@@ -1271,14 +1013,8 @@ mod tests {
 
     #[test]
     fn always_included_tools_sit_outside_the_budget() {
-        let t: Vec<ToolDescriptor> = (0..20)
-            .map(|i| tool(&format!("tool_{i:02}"), "x"))
-            .collect();
-        let always = vec![
-            "TOOL_03".to_string(),
-            "tool_07".to_string(),
-            "missing_tool".to_string(),
-        ];
+        let t: Vec<ToolDescriptor> = (0..20).map(|i| tool(&format!("tool_{i:02}"), "x")).collect();
+        let always = vec!["TOOL_03".to_string(), "tool_07".to_string(), "missing_tool".to_string()];
         let sel = Router::new(6).filter(&t, "", "", None, &always);
         assert!(sel.engaged);
         assert_eq!(sel.selected.len(), 8);
@@ -1304,57 +1040,17 @@ mod tests {
         assert!(Arc::ptr_eq(&a, &b));
         let changed = tool("cache_probe_tool", "another description");
         assert!(!Arc::ptr_eq(&a, &prepare(&changed)));
-        let many: Vec<ToolDescriptor> = (0..PREPARED_CACHE_CAPACITY + 10)
-            .map(|i| tool(&format!("bulk_{i}"), ""))
-            .collect();
+        let many: Vec<ToolDescriptor> = (0..PREPARED_CACHE_CAPACITY + 10).map(|i| tool(&format!("bulk_{i}"), "")).collect();
         let _ = prepare_all(&many);
         assert!(prepared_cache_len() <= PREPARED_CACHE_CAPACITY);
-    }
-
-    #[test]
-    fn name_order_matches_byte_order() {
-        let names = [
-            "",
-            "a",
-            "ab",
-            "ab\0",
-            "ab\0x",
-            "abc",
-            "B",
-            "wp_list_products",
-            "wp_list_orders",
-            "wp_list_products_extra",
-            "wp_list_products_extr",
-            "zzzzzzzzzzzzzzzzz",
-            "é",
-        ];
-        for a in names {
-            for b in names {
-                let pa = PreparedTool::new(tool(a, ""));
-                let pb = PreparedTool::new(tool(b, ""));
-                assert_eq!(
-                    pa.cmp_name(&pb),
-                    a.to_ascii_lowercase().cmp(&b.to_ascii_lowercase()),
-                    "{a:?} {b:?}"
-                );
-            }
-        }
     }
 
     #[test]
     fn filter_and_filter_prepared_agree() {
         let t = store();
         let r = Router::new(0);
-        let prepared: Vec<Arc<PreparedTool>> = t
-            .iter()
-            .map(|d| Arc::new(PreparedTool::new(d.clone())))
-            .collect();
-        for msg in [
-            "list products",
-            "use ShellTool",
-            "",
-            "coupons discount orders",
-        ] {
+        let prepared: Vec<Arc<PreparedTool>> = t.iter().map(|d| Arc::new(PreparedTool::new(d.clone()))).collect();
+        for msg in ["list products", "use ShellTool", "", "coupons discount orders"] {
             assert_eq!(
                 r.filter(&t, msg, "claude-haiku", Some(Profile::Minimal), &[]),
                 r.filter_prepared(&prepared, msg, "claude-haiku", Some(Profile::Minimal), &[])

@@ -15,6 +15,9 @@
 //! Everything here works on bytes and only ever slices at ASCII positions, so no input can
 //! split a UTF-8 sequence or panic.
 
+use std::collections::{HashMap, HashSet};
+use std::hash::{BuildHasherDefault, Hasher};
+
 use once_cell::sync::Lazy;
 use regex::bytes::Regex;
 
@@ -38,39 +41,59 @@ fn is_word_byte(b: u8) -> bool {
 }
 
 /// Calls `f` with every lowercased raw word of `text`, in order, with PHP word-counter edges.
-fn for_each_word(text: &str, mut f: impl FnMut(&str)) {
-    let bytes = text.as_bytes();
+///
+/// Words are runs of ASCII bytes, so each one is a slice of the ASCII-lowercased text.
+/// `f` also learns whether the word holds an `_`.
+fn for_each_word(text: &str, mut f: impl FnMut(&str, bool)) {
+    let lower = text.to_ascii_lowercase();
+    let bytes = lower.as_bytes();
     let Some((&first, _)) = bytes.split_first() else {
         return;
     };
-    let mut start = 0usize;
-    let mut end = bytes.len();
-    if first == b'\'' || first == b'-' {
-        start = 1;
-    }
-    if bytes.last() == Some(&b'-') {
-        end -= 1;
-    }
-    let mut buf = String::new();
-    let mut i = start;
+    let mut i = usize::from(first == b'\'' || first == b'-');
+    let end = bytes.len() - usize::from(bytes.last() == Some(&b'-'));
     while i < end {
-        let b = bytes.get(i).copied().unwrap_or(b' ');
-        if is_word_byte(b) {
-            buf.push(b.to_ascii_lowercase() as char);
-        } else if !buf.is_empty() {
-            f(&buf);
-            buf.clear();
+        while i < end && !bytes.get(i).copied().is_some_and(is_word_byte) {
+            i += 1;
         }
-        i += 1;
-    }
-    if !buf.is_empty() {
-        f(&buf);
+        let start = i;
+        let mut underscore = false;
+        while i < end {
+            match bytes.get(i).copied() {
+                Some(b) if is_word_byte(b) => underscore |= b == b'_',
+                _ => break,
+            }
+            i += 1;
+        }
+        if i > start {
+            if let Some(word) = lower.get(start..i) {
+                f(word, underscore);
+            }
+        }
     }
 }
 
+/// [`STOPWORDS`] as a set.
+static STOPWORD_SET: Lazy<HashSet<&'static str, BuildHasherDefault<FnvHasher>>> =
+    Lazy::new(|| STOPWORDS.iter().copied().collect());
+
+/// The longest stopword's length: longer tokens skip the set.
+const MAX_STOPWORD_LEN: usize = {
+    let mut max = 0;
+    let mut i = 0;
+    while i < STOPWORDS.len() {
+        if STOPWORDS[i].len() > max {
+            max = STOPWORDS[i].len();
+        }
+        i += 1;
+    }
+    max
+};
+
 /// Whether a token survives the length and stopword filter.
 fn keep(token: &str) -> bool {
-    token.len() >= MIN_KEYWORD_LEN && !STOPWORDS.contains(&token)
+    let n = token.len();
+    n >= MIN_KEYWORD_LEN && (n > MAX_STOPWORD_LEN || !STOPWORD_SET.contains(token))
 }
 
 /// Reduces a plural to its singular so `editors` meets `editor`; not a dictionary (`status` → `statu`).
@@ -78,30 +101,47 @@ fn keep(token: &str) -> bool {
 /// Only tokens longer than three bytes that end in `s` change. Tokens are ASCII, so the cut
 /// never lands inside a character.
 pub fn singular(word: &str) -> String {
+    let mut out = String::new();
+    singular_into(word, &mut out);
+    out
+}
+
+/// [`singular`] written into a reused buffer.
+fn singular_into(word: &str, out: &mut String) {
+    out.clear();
     if word.len() <= MIN_KEYWORD_LEN || !word.ends_with('s') {
-        return word.to_string();
+        out.push_str(word);
+    } else if let Some(stem) = word.strip_suffix("ies") {
+        out.push_str(stem);
+        out.push('y');
+    } else {
+        out.push_str(word.strip_suffix('s').unwrap_or(word));
     }
-    if let Some(stem) = word.strip_suffix("ies") {
-        return format!("{stem}y");
-    }
-    word.strip_suffix('s').unwrap_or(word).to_string()
+}
+
+/// Calls `f` with every keyword token of `text` in order of appearance, repeats kept.
+fn for_each_token(text: &str, mut f: impl FnMut(&str)) {
+    let mut buf = String::new();
+    for_each_word(text, |word, underscore| {
+        if keep(word) {
+            singular_into(word, &mut buf);
+            f(&buf);
+        }
+        if underscore {
+            for part in word.split('_') {
+                if keep(part) {
+                    singular_into(part, &mut buf);
+                    f(&buf);
+                }
+            }
+        }
+    });
 }
 
 /// Every keyword token of `text` in order of appearance, repeats kept (the message side counts them).
 pub fn tokens(text: &str) -> Vec<String> {
     let mut out = Vec::new();
-    for_each_word(text, |word| {
-        if keep(word) {
-            out.push(singular(word));
-        }
-        if word.contains('_') {
-            for part in word.split('_') {
-                if keep(part) {
-                    out.push(singular(part));
-                }
-            }
-        }
-    });
+    for_each_token(text, |t| out.push(t.to_string()));
     out
 }
 
@@ -110,29 +150,43 @@ pub fn keywords(text: &str) -> Vec<String> {
     counted_keywords(text).into_iter().map(|(t, _)| t).collect()
 }
 
+/// FNV-1a as a `Hasher`, for short token keys.
+#[derive(Default)]
+pub struct FnvHasher(u64);
+
+impl Hasher for FnvHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        let seed = if self.0 == 0 { FNV_OFFSET } else { self.0 };
+        self.0 = fnv1a(bytes, seed);
+    }
+}
+
 /// Distinct tokens with their repeat counts, first occurrence first; one pass, hashed for long pastes.
 pub fn counted_keywords(text: &str) -> Vec<(String, usize)> {
-    let mut index: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+    let mut index: HashMap<String, usize, BuildHasherDefault<FnvHasher>> = HashMap::default();
     let mut out: Vec<(String, usize)> = Vec::new();
-    for t in tokens(text) {
-        match index.get(&t) {
-            Some(&at) => {
-                if let Some(slot) = out.get_mut(at) {
-                    slot.1 += 1;
-                }
-            }
-            None => {
-                index.insert(t.clone(), out.len());
-                out.push((t, 1));
+    for_each_token(text, |t| match index.get(t) {
+        Some(&at) => {
+            if let Some(slot) = out.get_mut(at) {
+                slot.1 += 1;
             }
         }
-    }
+        None => {
+            index.insert(t.to_string(), out.len());
+            out.push((t.to_string(), 1));
+        }
+    });
     out
 }
 
 /// `use ShellTool` style mentions: the verbs and the `Tool` suffix are the reference's.
-static CAMEL_MENTION: Lazy<Option<Regex>> =
-    Lazy::new(|| Regex::new(r"(?i-u)\b(?:use|using|with|via)\s+[A-Za-z][A-Za-z0-9]*Tool\b").ok());
+static CAMEL_MENTION: Lazy<Option<Regex>> = Lazy::new(|| {
+    Regex::new(r"(?i-u)\b(?:use|using|with|via)\s+[A-Za-z][A-Za-z0-9]*Tool\b").ok()
+});
 
 /// `shell_exec` style mentions in the lowercased message.
 static SNAKE_MENTION: Lazy<Option<Regex>> =
@@ -161,7 +215,11 @@ pub fn explicit_tool_names(message: &str) -> Vec<String> {
     };
     // Plain matches run on the fast DFA; the class name is the match's last whitespace-free run
     // (class names are ASCII letters and digits) and the snake name is the whole match, so no capture groups are needed.
-    if let Some(re) = CAMEL_MENTION.as_ref() {
+    // Both patterns need a literal: `tool` (any case) for the first, `_` for the second.
+    let lower = message.to_ascii_lowercase();
+    if !lower.contains("tool") {
+        // No camel mention possible.
+    } else if let Some(re) = CAMEL_MENTION.as_ref() {
         for m in re.find_iter(message.as_bytes()) {
             let class = m
                 .as_bytes()
@@ -172,8 +230,9 @@ pub fn explicit_tool_names(message: &str) -> Vec<String> {
             add(camel_to_snake(stem));
         }
     }
-    if let Some(re) = SNAKE_MENTION.as_ref() {
-        let lower = message.to_ascii_lowercase();
+    if !lower.contains('_') {
+        // No snake mention possible.
+    } else if let Some(re) = SNAKE_MENTION.as_ref() {
         for m in re.find_iter(lower.as_bytes()) {
             add(String::from_utf8_lossy(m.as_bytes()).into_owned());
         }
@@ -181,34 +240,19 @@ pub fn explicit_tool_names(message: &str) -> Vec<String> {
     found
 }
 
-/// A fast, stable 64-bit hash for token and descriptor keys, eight bytes per step (the FxHash
-/// mixing step, then a final avalanche). Collisions are always double-checked against the text
-/// itself, so the hash only has to be quick and well spread.
-pub fn hash_bytes(bytes: &[u8], seed: u64) -> u64 {
-    const K: u64 = 0x517c_c1b7_2722_0a95;
-    let mix = |h: u64, w: u64| (h.rotate_left(5) ^ w).wrapping_mul(K);
-    let mut h = mix(seed, bytes.len() as u64);
-    let mut chunks = bytes.chunks_exact(8);
-    for c in &mut chunks {
-        let mut w = [0u8; 8];
-        w.copy_from_slice(c);
-        h = mix(h, u64::from_le_bytes(w));
+/// FNV-1a over bytes: a stable, fast 64-bit hash for token and descriptor keys (collisions are
+/// always double-checked against the text itself).
+pub fn fnv1a(bytes: &[u8], seed: u64) -> u64 {
+    let mut h = seed;
+    for &b in bytes {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
     }
-    let rest = chunks.remainder();
-    if !rest.is_empty() {
-        let mut w = [0u8; 8];
-        for (dst, src) in w.iter_mut().zip(rest) {
-            *dst = *src;
-        }
-        h = mix(h, u64::from_le_bytes(w));
-    }
-    // Avalanche (SplitMix64 finaliser) so low bits depend on every input byte.
-    h ^= h >> 30;
-    h = h.wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    h ^= h >> 27;
-    h = h.wrapping_mul(0x94d0_49bb_1331_11eb);
-    h ^ (h >> 31)
+    h
 }
+
+/// The FNV-1a 64-bit offset basis, the seed for a fresh hash.
+pub const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
 
 #[cfg(test)]
 mod tests {
@@ -234,11 +278,7 @@ mod tests {
             ("x -abc", &["-abc"]),
         ];
         for (text, want) in cases {
-            assert_eq!(
-                tokens(text),
-                want.iter().map(|s| s.to_string()).collect::<Vec<_>>(),
-                "{text:?}"
-            );
+            assert_eq!(tokens(text), want.iter().map(|s| s.to_string()).collect::<Vec<_>>(), "{text:?}");
         }
     }
 
@@ -286,15 +326,6 @@ mod tests {
     }
 
     #[test]
-    fn hash_is_stable_and_length_aware() {
-        assert_eq!(hash_bytes(b"list", 0), hash_bytes(b"list", 0));
-        assert_ne!(hash_bytes(b"list", 0), hash_bytes(b"lists", 0));
-        assert_ne!(hash_bytes(b"", 0), hash_bytes(b"\0", 0));
-        assert_ne!(hash_bytes(b"abcdefgh", 0), hash_bytes(b"abcdefgh\0", 0));
-        assert_ne!(hash_bytes(b"x", 1), hash_bytes(b"x", 2));
-    }
-
-    #[test]
     fn mentions_in_both_styles() {
         let cases: &[(&str, &[&str])] = &[
             ("please use ShellTool to list", &["shell"]),
@@ -309,10 +340,7 @@ mod tests {
             ("file_read_ trailing", &[]),
             ("x__y", &[]),
             ("usefileTool", &[]),
-            (
-                "use ShellTool and shell_exec and shell_exec",
-                &["shell", "shell_exec"],
-            ),
+            ("use ShellTool and shell_exec and shell_exec", &["shell", "shell_exec"]),
             ("éfile_read", &["file_read"]),
             ("use\x0BShellTool", &["shell"]), // vertical tab is whitespace, as in PCRE
             ("use \t\n FileReadTool", &["file_read"]),
