@@ -618,6 +618,39 @@ namespace PhpClaw\Tools {
         }
     }
 
+    /** code_search: a literal or PHP-style PCRE search across workspace files, paged. */
+    final class CodeSearchTool implements AuthorizableToolInterface, ToolInterface, ToolRoutingInterface
+    {
+        /** Workspace folder under the working directory when no root is given. */
+        public const DEFAULT_WORKSPACE_SUBPATH = 'storage/phpclaw';
+
+        public function __construct(?string $workspaceRoot = null) {}
+        public function withAuthorizer(?\PhpClaw\Tools\Contracts\ToolAuthorizerInterface $authorizer): void {}
+        public function requiredCapability(): string {}
+        public function isEligibleForRouting(): bool {}
+        public static function examples(): array {}
+        public function name(): string {}
+        public function description(): string {}
+        public function inputSchema(): array {}
+        public function execute(array $input): string {}
+        public function routingMetadata(): ToolRoutingMetadata {}
+    }
+
+    /** project_info: detected platform, Composer packages and the file tree (depth 1..4). */
+    final class ProjectTool implements AuthorizableToolInterface, ToolInterface, ToolRoutingInterface
+    {
+        public function __construct(?string $projectRoot = null) {}
+        public function withAuthorizer(?\PhpClaw\Tools\Contracts\ToolAuthorizerInterface $authorizer): void {}
+        public function requiredCapability(): string {}
+        public function isEligibleForRouting(): bool {}
+        public static function examples(): array {}
+        public function name(): string {}
+        public function description(): string {}
+        public function inputSchema(): array {}
+        public function execute(array $input): string {}
+        public function routingMetadata(): ToolRoutingMetadata {}
+    }
+
     /** file_read: one text file from the sandboxed workspace, capped, binaries refused. */
     final class FileReadTool implements AuthorizableToolInterface, ResettableInterface, ToolInterface, ToolRoutingInterface
     {

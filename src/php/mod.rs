@@ -86,7 +86,7 @@ extern "C" fn info(module: *mut ModuleEntry) {
     info_table_row!("Native contracts", "ToolInterface, AuthorizableToolInterface, ToolRoutingInterface, MutatingToolInterface, PerInvocationMutabilityInterface, ConfigurableToolInterface, ResettableInterface, ToolAuthorizerInterface");
     info_table_row!(
         "Native classes",
-        "ToolRoutingMetadata, ToolRouter, ToolProfileResolver, ToolInput, ToolRegistry, RemoteToolActivator, PhpClawException, ToolException, ShellDeniedException, FileReadTool, FileWriteTool, FileEditTool, ShellTool, ToolMutability, Security\\BlockedPaths"
+        "ToolRoutingMetadata, ToolRouter, ToolProfileResolver, ToolInput, ToolRegistry, RemoteToolActivator, PhpClawException, ToolException, ShellDeniedException, FileReadTool, FileWriteTool, FileEditTool, ShellTool, ToolMutability, Security\\BlockedPaths, CodeSearchTool, ProjectTool"
     );
     info_table_end!();
     ini::display(module);

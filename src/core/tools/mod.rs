@@ -16,6 +16,8 @@
 //! needs from PHP, and its error type carries a pending PHP exception through untouched.
 
 pub mod atomic_write;
+pub mod code_search;
+pub mod project;
 pub mod file_edit;
 pub mod file_read;
 pub mod file_write;

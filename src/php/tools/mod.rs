@@ -22,7 +22,9 @@
 pub mod blocked_paths;
 mod ffi;
 pub mod file_edit;
+pub mod code_search;
 pub mod file_read;
+pub mod project;
 pub mod file_write;
 pub mod mutability;
 mod read_log;
@@ -341,5 +343,7 @@ pub fn register() -> ext_php_rs::error::Result<()> {
     file_read::register()?;
     file_write::register()?;
     file_edit::register()?;
+    code_search::register()?;
+    project::register()?;
     Ok(())
 }
