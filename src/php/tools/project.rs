@@ -72,7 +72,7 @@ extern "C" fn execute(ex: &mut ExecuteData, rv: &mut Zval) {
         Err(e) => return raise(e),
     }
     let Ok(value) = super::code_search::input_value(ht, &["depth"]) else { return };
-    let mut tool = CodeSearch { root };
+    let mut tool = Project { root };
     match tools::run_steps(&mut tool, &mut host, &value) {
         Ok(json) => *rv = zend::bytes_zval(&json),
         Err(ToolError::Host(Pending)) => {}
@@ -91,11 +91,7 @@ extern "C" fn description(ex: &mut ExecuteData, rv: &mut Zval) {
     if !f.check_count(0, 0) {
         return;
     }
-    let Some(this) = f.this() else { return };
-    if let Ok(root) = root_of(this) {
-        let _ = root;
-        *rv = zend::str_zval(core::DESCRIPTION);
-    }
+    *rv = zend::str_zval(core::DESCRIPTION);
 }
 
 extern "C" fn input_schema(ex: &mut ExecuteData, rv: &mut Zval) {
@@ -103,10 +99,7 @@ extern "C" fn input_schema(ex: &mut ExecuteData, rv: &mut Zval) {
     if !f.check_count(0, 0) {
         return;
     }
-    let Some(this) = f.this() else { return };
-    if let Ok(root) = root_of(this) {
-        *rv = values::to_zval(&core::input_schema());
-    }
+    *rv = values::to_zval(&core::input_schema());
 }
 
 extern "C" fn routing(ex: &mut ExecuteData, rv: &mut Zval) {
