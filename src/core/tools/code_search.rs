@@ -61,7 +61,9 @@ Results are paged: when truncated, call again with the returned next_offset. Rea
 
 /// `inputSchema()` for a workspace root.
 pub fn input_schema(root: &str) -> Value {
-    let prop = |t: &str, d: String| Value::from_pairs([("type", Value::str(t)), ("description", Value::str(d))]);
+    let prop = |t: &str, d: String| {
+        Value::from_pairs([("type", Value::str(t)), ("description", Value::str(d))])
+    };
     Value::from_pairs([
         ("type", Value::str("object")),
         (
@@ -188,7 +190,13 @@ pub fn compile_php_regex(pattern: &[u8]) -> Option<PhpRegex> {
     let mut verbs_end = 0;
     while body[verbs_end..].starts_with(b"(*") {
         match body[verbs_end..].iter().position(|&c| c == b')') {
-            Some(p) if body[verbs_end + 2..verbs_end + p].iter().all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || *c == b'_' || *c == b'=') => verbs_end += p + 1,
+            Some(p)
+                if body[verbs_end + 2..verbs_end + p].iter().all(|c| {
+                    c.is_ascii_uppercase() || c.is_ascii_digit() || *c == b'_' || *c == b'='
+                }) =>
+            {
+                verbs_end += p + 1
+            }
             _ => break,
         }
     }
@@ -218,7 +226,7 @@ impl PhpRegex {
 }
 
 enum Matcher {
-    Literal(memchr::memmem::Finder<'static>),
+    Literal(Box<memchr::memmem::Finder<'static>>),
     Regex(PhpRegex),
 }
 
@@ -288,14 +296,26 @@ fn php_int(v: Option<&Value>) -> i64 {
             let t = t.trim_start_matches([' ', '\t', '\n', '\r', '\x0b', '\x0c']);
             let end = t
                 .char_indices()
-                .take_while(|(i, c)| c.is_ascii_digit() || (*i == 0 && (*c == '-' || *c == '+')) || matches!(c, '.' | 'e' | 'E'))
+                .take_while(|(i, c)| {
+                    c.is_ascii_digit()
+                        || (*i == 0 && (*c == '-' || *c == '+'))
+                        || matches!(c, '.' | 'e' | 'E')
+                })
                 .count();
             let num = &t[..end];
             num.parse::<i64>()
                 .ok()
-                .or_else(|| num.parse::<f64>().ok().filter(|f| f.is_finite()).map(|f| f as i64))
                 .or_else(|| {
-                    let digits: String = num.chars().take_while(|c| c.is_ascii_digit() || *c == '-' || *c == '+').collect();
+                    num.parse::<f64>()
+                        .ok()
+                        .filter(|f| f.is_finite())
+                        .map(|f| f as i64)
+                })
+                .or_else(|| {
+                    let digits: String = num
+                        .chars()
+                        .take_while(|c| c.is_ascii_digit() || *c == '-' || *c == '+')
+                        .collect();
                     digits.parse::<i64>().ok()
                 })
                 .unwrap_or(0)
@@ -330,8 +350,17 @@ impl CodeSearch {
     }
 
     /// Walk `dir` in name order, scanning files and descending into folders.
-    fn walk(&self, dir: &Path, p: &Planned, m: &Matcher, seen: &mut usize, found: &mut Found) -> bool {
-        let Ok(rd) = fs::read_dir(dir) else { return true };
+    fn walk(
+        &self,
+        dir: &Path,
+        p: &Planned,
+        m: &Matcher,
+        seen: &mut usize,
+        found: &mut Found,
+    ) -> bool {
+        let Ok(rd) = fs::read_dir(dir) else {
+            return true;
+        };
         let mut entries: Vec<(Vec<u8>, PathBuf)> = rd
             .filter_map(Result::ok)
             .map(|e| {
@@ -345,7 +374,9 @@ impl CodeSearch {
             if code_search_skips_dir(&name_s) {
                 continue;
             }
-            let Ok(meta) = fs::metadata(&path) else { continue };
+            let Ok(meta) = fs::metadata(&path) else {
+                continue;
+            };
             if meta.is_dir() {
                 if !self.walk(&path, p, m, seen, found) {
                     return false;
@@ -356,7 +387,10 @@ impl CodeSearch {
                 continue;
             }
             if !p.extension.is_empty() {
-                let ext = name.iter().rposition(|&c| c == b'.').map_or(&b""[..], |i| &name[i + 1..]);
+                let ext = name
+                    .iter()
+                    .rposition(|&c| c == b'.')
+                    .map_or(&b""[..], |i| &name[i + 1..]);
                 if !ext.eq_ignore_ascii_case(p.extension.as_bytes()) {
                     continue;
                 }
@@ -368,8 +402,17 @@ impl CodeSearch {
         true
     }
 
-    fn scan_file(&self, path: &Path, p: &Planned, m: &Matcher, seen: &mut usize, found: &mut Found) -> bool {
-        let Ok(content) = fs::read(path) else { return true };
+    fn scan_file(
+        &self,
+        path: &Path,
+        p: &Planned,
+        m: &Matcher,
+        seen: &mut usize,
+        found: &mut Found,
+    ) -> bool {
+        let Ok(content) = fs::read(path) else {
+            return true;
+        };
         if let Matcher::Literal(f) = m {
             // Most files have no hit: one pass over the whole file decides.
             if f.find(&content).is_none() {
@@ -400,13 +443,23 @@ impl CodeSearch {
             }
             let c = p.context_lines;
             let full = path.to_string_lossy();
-            let file = full.as_bytes().get(self.root.len() + 1..).unwrap_or(b"").to_vec();
+            let file = full
+                .as_bytes()
+                .get(self.root.len() + 1..)
+                .unwrap_or(b"")
+                .to_vec();
             found.rows.push(Row {
                 file,
                 line: i + 1,
                 text: line.to_vec(),
-                before: lines[i.saturating_sub(c)..i].iter().map(|l| l.to_vec()).collect(),
-                after: lines[i + 1..(i + 1 + c).min(lines.len())].iter().map(|l| l.to_vec()).collect(),
+                before: lines[i.saturating_sub(c)..i]
+                    .iter()
+                    .map(|l| l.to_vec())
+                    .collect(),
+                after: lines[i + 1..(i + 1 + c).min(lines.len())]
+                    .iter()
+                    .map(|l| l.to_vec())
+                    .collect(),
             });
             if found.rows.len() > MAX_SCAN_ROWS {
                 return false;
@@ -422,7 +475,9 @@ pub fn php_json_len(v: &Value) -> usize {
     let Ok(out) = json::to_vec(v, EncodeOptions::default()) else {
         return 0;
     };
-    let Ok(s) = std::str::from_utf8(&out) else { return 0 };
+    let Ok(s) = std::str::from_utf8(&out) else {
+        return 0;
+    };
     s.chars()
         .map(|c| match c {
             '/' => 2,
@@ -441,8 +496,14 @@ fn shape(row: &Row, with_content: bool, context: usize) -> Value {
     if with_content {
         a.insert("match", Value::Str(row.text.clone()));
         if context > 0 {
-            a.insert("before", Value::list(row.before.iter().map(|l| Value::Str(l.clone()))));
-            a.insert("after", Value::list(row.after.iter().map(|l| Value::Str(l.clone()))));
+            a.insert(
+                "before",
+                Value::list(row.before.iter().map(|l| Value::Str(l.clone()))),
+            );
+            a.insert(
+                "after",
+                Value::list(row.after.iter().map(|l| Value::Str(l.clone()))),
+            );
         }
     }
     Value::Array(a)
@@ -456,7 +517,11 @@ impl NativeTool for CodeSearch {
         FORBIDDEN_SUBJECT
     }
 
-    fn plan<H: Host>(&mut self, input: &Value, _host: &mut H) -> Result<Planned, ToolError<H::Error>> {
+    fn plan<H: Host>(
+        &mut self,
+        input: &Value,
+        _host: &mut H,
+    ) -> Result<Planned, ToolError<H::Error>> {
         let empty = Array::new();
         let input = input.as_array().unwrap_or(&empty);
         let pattern = input.get("pattern").map(php_string).unwrap_or_default();
@@ -471,10 +536,14 @@ impl NativeTool for CodeSearch {
         let sub = String::from_utf8_lossy(&sub).into_owned();
         let root = self.resolve_root(&sub).map_err(ToolError::Tool)?;
         if !Path::new(&root).is_dir() {
-            return Err(ToolError::Tool(format!("code_search: directory not found: {sub}")));
+            return Err(ToolError::Tool(format!(
+                "code_search: directory not found: {sub}"
+            )));
         }
         let ext = input.get("extension").map(php_string).unwrap_or_default();
-        let ext = String::from_utf8_lossy(&ext).trim_start_matches('.').to_string();
+        let ext = String::from_utf8_lossy(&ext)
+            .trim_start_matches('.')
+            .to_string();
         let context = php_int(input.get("context_lines")).clamp(0, MAX_CONTEXT_LINES) as usize;
         Ok(Planned {
             pattern,
@@ -487,13 +556,25 @@ impl NativeTool for CodeSearch {
         })
     }
 
-    fn perform<H: Host>(&mut self, p: &Planned, _host: &mut H) -> Result<Found, ToolError<H::Error>> {
+    fn perform<H: Host>(
+        &mut self,
+        p: &Planned,
+        _host: &mut H,
+    ) -> Result<Found, ToolError<H::Error>> {
         let m = if p.is_regex {
-            Matcher::Regex(compile_php_regex(&p.pattern).ok_or_else(|| ToolError::tool("code_search: invalid regex pattern."))?)
+            Matcher::Regex(
+                compile_php_regex(&p.pattern)
+                    .ok_or_else(|| ToolError::tool("code_search: invalid regex pattern."))?,
+            )
         } else {
-            Matcher::Literal(memchr::memmem::Finder::new(&p.pattern).into_owned())
+            Matcher::Literal(Box::new(
+                memchr::memmem::Finder::new(&p.pattern).into_owned(),
+            ))
         };
-        let mut found = Found { rows: Vec::new(), skipped: 0 };
+        let mut found = Found {
+            rows: Vec::new(),
+            skipped: 0,
+        };
         let mut seen = 0;
         self.walk(Path::new(&p.root), p, &m, &mut seen, &mut found);
         Ok(found)
@@ -526,10 +607,15 @@ impl NativeTool for CodeSearch {
             data.insert("next_offset", Value::Int(next as i64));
             data.insert(
                 "hint",
-                Value::str(format!("More matches exist. Call again with offset={next} for the next page.")),
+                Value::str(format!(
+                    "More matches exist. Call again with offset={next} for the next page."
+                )),
             );
         }
-        let meta = Value::from_pairs([("mode", Value::str("search")), ("truncated", Value::Bool(truncated))]);
+        let meta = Value::from_pairs([
+            ("mode", Value::str("search")),
+            ("truncated", Value::Bool(truncated)),
+        ]);
         success(Value::Array(data), meta, Value::Array(Array::new()))
     }
 }

@@ -17,11 +17,11 @@
 
 pub mod atomic_write;
 pub mod code_search;
-pub mod project;
 pub mod file_edit;
 pub mod file_read;
 pub mod file_write;
 pub mod process;
+pub mod project;
 pub mod shell;
 
 use crate::core::json::{self, EncodeError, EncodeOptions};

@@ -36,7 +36,14 @@ pub const MARKERS: [(&str, &[&str]); 8] = [
 /// routingMetadata(): domains, tags, intents, examples.
 pub const ROUTING: [&[&str]; 4] = [
     &["project"],
-    &["project", "framework", "packages", "composer", "structure", "tree"],
+    &[
+        "project",
+        "framework",
+        "packages",
+        "composer",
+        "structure",
+        "tree",
+    ],
     &["inspect project", "detect framework"],
     &["what framework is this project"],
 ];
@@ -66,13 +73,16 @@ pub struct Project {
 
 /// PHP's `dirname()` of an absolute or relative path, enough to tell the filesystem root.
 fn is_filesystem_root(p: &str) -> bool {
-    p.is_empty() || p.bytes().all(|c| c == b'/') || p == "." 
+    p.is_empty() || p.bytes().all(|c| c == b'/') || p == "."
 }
 
 /// The platform slug, or `unknown`.
 pub fn detect(root: &str) -> &'static str {
     for (name, markers) in MARKERS {
-        if markers.iter().any(|m| Path::new(&format!("{root}/{m}")).exists()) {
+        if markers
+            .iter()
+            .any(|m| Path::new(&format!("{root}/{m}")).exists())
+        {
             return name;
         }
     }
@@ -86,7 +96,8 @@ pub fn packages(root: &str) -> Value {
         return Value::list(Vec::<Value>::new());
     }
     let text = fs::read(&lock).unwrap_or_default();
-    let parsed: serde_json::Value = serde_json::from_slice(&text).unwrap_or(serde_json::Value::Null);
+    let parsed: serde_json::Value =
+        serde_json::from_slice(&text).unwrap_or(serde_json::Value::Null);
     let list: Vec<serde_json::Value> = match parsed.get("packages") {
         Some(serde_json::Value::Array(a)) => a.clone(),
         Some(serde_json::Value::Object(o)) => o.values().cloned().collect(),
@@ -101,9 +112,11 @@ pub fn packages(root: &str) -> Value {
             Some(_) => Value::str("Array"),
         }
     };
-    Value::list(list.iter().map(|p| {
-        Value::from_pairs([("name", field(p, "name")), ("version", field(p, "version"))])
-    }))
+    Value::list(
+        list.iter().map(|p| {
+            Value::from_pairs([("name", field(p, "name")), ("version", field(p, "version"))])
+        }),
+    )
 }
 
 /// The tree below `dir`: folders as `name/` keys holding their own tree, files as list entries.
@@ -112,7 +125,9 @@ pub fn tree(dir: &Path, depth: i64, level: i64) -> Array {
     if level >= depth {
         return items;
     }
-    let Ok(rd) = fs::read_dir(dir) else { return items };
+    let Ok(rd) = fs::read_dir(dir) else {
+        return items;
+    };
     let mut entries: Vec<(Vec<u8>, std::path::PathBuf)> = rd
         .filter_map(Result::ok)
         .map(|e| {
@@ -149,14 +164,21 @@ impl NativeTool for Project {
         FORBIDDEN_SUBJECT
     }
 
-    fn plan<H: Host>(&mut self, input: &Value, _host: &mut H) -> Result<Planned, ToolError<H::Error>> {
+    fn plan<H: Host>(
+        &mut self,
+        input: &Value,
+        _host: &mut H,
+    ) -> Result<Planned, ToolError<H::Error>> {
         if is_filesystem_root(&self.root) {
             return Err(ToolError::tool(
                 "project_info: no project root is configured, and the process started at the filesystem root.",
             ));
         }
         if !Path::new(&self.root).is_dir() {
-            return Err(ToolError::Tool(format!("project_info: root not found: {}", self.root)));
+            return Err(ToolError::Tool(format!(
+                "project_info: root not found: {}",
+                self.root
+            )));
         }
         let depth = match input.as_array().and_then(|a| a.get("depth")) {
             None | Some(Value::Null) => DEPTH_DEFAULT,
@@ -169,7 +191,9 @@ impl NativeTool for Project {
                 let t = t.trim_start();
                 let n: String = t
                     .char_indices()
-                    .take_while(|(i, c)| c.is_ascii_digit() || (*i == 0 && (*c == '-' || *c == '+')))
+                    .take_while(|(i, c)| {
+                        c.is_ascii_digit() || (*i == 0 && (*c == '-' || *c == '+'))
+                    })
                     .map(|(_, c)| c)
                     .collect();
                 n.parse::<i64>().unwrap_or(0)
@@ -181,17 +205,27 @@ impl NativeTool for Project {
         })
     }
 
-    fn perform<H: Host>(&mut self, p: &Planned, _host: &mut H) -> Result<Value, ToolError<H::Error>> {
+    fn perform<H: Host>(
+        &mut self,
+        p: &Planned,
+        _host: &mut H,
+    ) -> Result<Value, ToolError<H::Error>> {
         Ok(Value::from_pairs([
             ("framework", Value::str(detect(&self.root))),
             ("root", Value::str(&self.root)),
             ("packages", packages(&self.root)),
-            ("file_tree", Value::Array(tree(Path::new(&self.root), p.depth, 0))),
+            (
+                "file_tree",
+                Value::Array(tree(Path::new(&self.root), p.depth, 0)),
+            ),
         ]))
     }
 
     fn complete(&mut self, execution: &Value, p: &Planned) -> Value {
-        let meta = Value::from_pairs([("mode", Value::str("project_info")), ("depth", Value::Int(p.depth))]);
+        let meta = Value::from_pairs([
+            ("mode", Value::str("project_info")),
+            ("depth", Value::Int(p.depth)),
+        ]);
         success(execution.clone(), meta, Value::Array(Array::new()))
     }
 }

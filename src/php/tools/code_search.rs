@@ -28,18 +28,27 @@ fn root_of(this: &ZendObject) -> Result<String, Pending> {
     if zend::pending() {
         return Err(Pending);
     }
-    Ok(v.and_then(|v| v.zend_str().map(|s| String::from_utf8_lossy(s.as_bytes()).into_owned()))
-        .unwrap_or_default())
+    Ok(v.and_then(|v| {
+        v.zend_str()
+            .map(|s| String::from_utf8_lossy(s.as_bytes()).into_owned())
+    })
+    .unwrap_or_default())
 }
 
 /// The input keys the tool reads; strings through PHP's own `(string)` for objects and arrays.
 pub fn input_value(ht: &ZendHashTable, keys: &[&str]) -> Result<Value, Pending> {
     let mut out = Array::with_capacity(keys.len());
     for key in keys {
-        let Some(v) = zend::get(ht, key) else { continue };
+        let Some(v) = zend::get(ht, key) else {
+            continue;
+        };
         let value = if v.object().is_some() || v.is_array() {
             let s = zend::call_function("strval", &mut [zend::share(v)])?;
-            Value::Str(s.zend_str().map(|s| s.as_bytes().to_vec()).unwrap_or_default())
+            Value::Str(
+                s.zend_str()
+                    .map(|s| s.as_bytes().to_vec())
+                    .unwrap_or_default(),
+            )
         } else {
             values::to_value(v).unwrap_or(Value::Null)
         };
@@ -74,11 +83,17 @@ extern "C" fn execute(ex: &mut ExecuteData, rv: &mut Zval) {
     if !f.check_count(1, 1) {
         return;
     }
-    let (Some(this), Some(input)) = (f.this(), f.array(0)) else { return };
+    let (Some(this), Some(input)) = (f.this(), f.array(0)) else {
+        return;
+    };
     let Some(ht) = input.array() else { return };
     let Ok(root) = root_of(this) else { return };
-    let Ok(auth) = authorizer_of(CODE_SEARCH.ptr(), this) else { return };
-    let mut host = PhpHost { authorizer: auth.as_ref().and_then(Zval::object) };
+    let Ok(auth) = authorizer_of(CODE_SEARCH.ptr(), this) else {
+        return;
+    };
+    let mut host = PhpHost {
+        authorizer: auth.as_ref().and_then(Zval::object),
+    };
     match tools::guard(&mut host, core::FORBIDDEN_SUBJECT) {
         Ok(Some(json)) => {
             *rv = zend::bytes_zval(&json);
@@ -87,7 +102,9 @@ extern "C" fn execute(ex: &mut ExecuteData, rv: &mut Zval) {
         Ok(None) => {}
         Err(e) => return raise(e),
     }
-    let Ok(value) = input_value(ht, &core::INPUT_KEYS) else { return };
+    let Ok(value) = input_value(ht, &core::INPUT_KEYS) else {
+        return;
+    };
     let mut tool = CodeSearch { root };
     match tools::run_steps(&mut tool, &mut host, &value) {
         Ok(json) => *rv = zend::bytes_zval(&json),
@@ -133,7 +150,11 @@ extern "C" fn routing(ex: &mut ExecuteData, rv: &mut Zval) {
 /// Register the class.
 pub fn register() -> ext_php_rs::error::Result<()> {
     let ctor = FunctionBuilder::constructor(construct)
-        .arg(Arg::new("workspaceRoot", DataType::String).allow_null().default("null"))
+        .arg(
+            Arg::new("workspaceRoot", DataType::String)
+                .allow_null()
+                .default("null"),
+        )
         .required_args(0);
     let mut b = tool_class(NAME, Extras::default(), true)
         .constant(
@@ -151,11 +172,18 @@ pub fn register() -> ext_php_rs::error::Result<()> {
         )
         .method(super::routing_method(routing), MethodFlags::Public);
     for (n, h, t) in [
-        ("name", name as extern "C" fn(&mut ExecuteData, &mut Zval), DataType::String),
+        (
+            "name",
+            name as extern "C" fn(&mut ExecuteData, &mut Zval),
+            DataType::String,
+        ),
         ("description", description, DataType::String),
         ("inputSchema", input_schema, DataType::Array),
     ] {
-        b = b.method(FunctionBuilder::new(n, h).returns(t, false, false), MethodFlags::Public);
+        b = b.method(
+            FunctionBuilder::new(n, h).returns(t, false, false),
+            MethodFlags::Public,
+        );
     }
     b.registration(|ce, _| {
         zend::declare_typed_property(

@@ -20,13 +20,13 @@
 //! ToolRoutingMetadata built from the core's four lists).
 
 pub mod blocked_paths;
+pub mod code_search;
 mod ffi;
 pub mod file_edit;
-pub mod code_search;
 pub mod file_read;
-pub mod project;
 pub mod file_write;
 pub mod mutability;
+pub mod project;
 mod read_log;
 
 use ext_php_rs::args::Arg;
