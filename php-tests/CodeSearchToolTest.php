@@ -114,6 +114,24 @@ final class CodeSearchToolTest extends TestCase
         $this->assertSame(2, $d['results'][0]['line']);
     }
 
+    public function testFileSizeLimitAtAndPast(): void
+    {
+        $at = "needle\n".str_repeat('x', 1048576 - 7);
+        file_put_contents($this->root.'/src/at.txt', $at);
+        file_put_contents($this->root.'/src/past.txt', $at.'x');
+        $this->assertSame(1048576, filesize($this->root.'/src/at.txt'));
+        $d = $this->run_(['pattern' => 'needle'])['data'];
+        $this->assertSame([['file' => 'src/at.txt', 'line' => 1]], $d['results']);
+    }
+
+    public function testSecurityFolderRefusedAsSearchPath(): void
+    {
+        mkdir($this->root.'/.ssh');
+        $this->expectException(ToolException::class);
+        $this->expectExceptionMessage("code_search: the '.ssh' folder is blocked.");
+        $this->run_(['pattern' => 'a', 'path' => '.ssh']);
+    }
+
     public function testErrors(): void
     {
         foreach ([[['pattern' => ''], 'code_search: pattern is required.'], [['pattern' => 'a', 'path' => 'nope'], 'code_search: directory not found: nope'], [['pattern' => 'a', 'path' => '..'], 'code_search: path escapes workspace root - blocked.']] as [$in, $msg]) {

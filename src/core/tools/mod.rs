@@ -29,6 +29,8 @@ use crate::core::lifecycle::{self, messages, retries, Failure, Lifecycle, Plan, 
 use crate::core::value::{Array, Value};
 
 #[cfg(test)]
+mod code_search_tests;
+#[cfg(test)]
 mod file_write_edit_tests;
 #[cfg(test)]
 mod shell_tests;
