@@ -618,6 +618,129 @@ namespace PhpClaw\Tools {
         }
     }
 
+    /** code_search: a literal or PHP-style PCRE search across workspace files, paged. */
+    final class CodeSearchTool implements AuthorizableToolInterface, ToolInterface, ToolRoutingInterface
+    {
+        /** Workspace folder under the working directory when no root is given. */
+        public const DEFAULT_WORKSPACE_SUBPATH = 'storage/phpclaw';
+
+        /** The workspace root: real path when it exists, else as given without trailing separator. */
+        private string $workspaceRoot;
+
+        /** The bound authorizer, if any. */
+        private ?ToolAuthorizerInterface $authorizer = null;
+
+        /** Fix the workspace root (default: storage/phpclaw under the working directory). */
+        public function __construct(?string $workspaceRoot = null)
+        {
+        }
+
+        /** Bind the authorizer to consult, or null to allow every caller. */
+        public function withAuthorizer(?ToolAuthorizerInterface $authorizer): void
+        {
+        }
+
+        /** The capability core's tools require. */
+        public function requiredCapability(): string
+        {
+        }
+
+        /** Whether the caller may be offered the tool (console, else the capability). */
+        public function isEligibleForRouting(): bool
+        {
+        }
+
+        /** Example calls (none). */
+        public static function examples(): array
+        {
+        }
+
+        /** The tool name: code_search. */
+        public function name(): string
+        {
+        }
+
+        /** The description the model reads (names the root). */
+        public function description(): string
+        {
+        }
+
+        /** The input schema: pattern, path, extension, is_regex, context_lines, offset. */
+        public function inputSchema(): array
+        {
+        }
+
+        /** Search and return the JSON envelope; refusals throw ToolException. */
+        public function execute(array $input): string
+        {
+        }
+
+        /** The routing signals of code_search. */
+        public function routingMetadata(): ToolRoutingMetadata
+        {
+        }
+    }
+
+    /** project_info: detected platform, Composer packages and the file tree (depth 1..4). */
+    final class ProjectTool implements AuthorizableToolInterface, ToolInterface, ToolRoutingInterface
+    {
+        /** The project root as given (the working directory when null). */
+        private string $projectRoot;
+
+        /** The bound authorizer, if any. */
+        private ?ToolAuthorizerInterface $authorizer = null;
+
+        /** Fix the project root (default: the working directory). */
+        public function __construct(?string $projectRoot = null)
+        {
+        }
+
+        /** Bind the authorizer to consult, or null to allow every caller. */
+        public function withAuthorizer(?ToolAuthorizerInterface $authorizer): void
+        {
+        }
+
+        /** The capability core's tools require. */
+        public function requiredCapability(): string
+        {
+        }
+
+        /** Whether the caller may be offered the tool (console, else the capability). */
+        public function isEligibleForRouting(): bool
+        {
+        }
+
+        /** Example calls (none). */
+        public static function examples(): array
+        {
+        }
+
+        /** The tool name: project_info. */
+        public function name(): string
+        {
+        }
+
+        /** The description the model reads. */
+        public function description(): string
+        {
+        }
+
+        /** The input schema: depth. */
+        public function inputSchema(): array
+        {
+        }
+
+        /** Inspect the project and return the JSON envelope; the filesystem root or a missing folder throws ToolException. */
+        public function execute(array $input): string
+        {
+        }
+
+        /** The routing signals of project_info. */
+        public function routingMetadata(): ToolRoutingMetadata
+        {
+        }
+    }
+
     /** file_read: one text file from the sandboxed workspace, capped, binaries refused. */
     final class FileReadTool implements AuthorizableToolInterface, ResettableInterface, ToolInterface, ToolRoutingInterface
     {

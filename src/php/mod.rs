@@ -87,7 +87,7 @@ extern "C" fn info(module: *mut ModuleEntry) {
     info_table_row!("Native contracts", "ToolInterface, AuthorizableToolInterface, ToolRoutingInterface, MutatingToolInterface, PerInvocationMutabilityInterface, ConfigurableToolInterface, ResettableInterface, ToolAuthorizerInterface");
     info_table_row!(
         "Native tools",
-        "ShellTool, HttpTool, FileReadTool, FileWriteTool, FileEditTool, ZipPackagerTool, DatabaseQueryTool, LoadSkillTool"
+        "ShellTool, HttpTool, FileReadTool, FileWriteTool, FileEditTool, CodeSearchTool, ProjectTool, ZipPackagerTool, DatabaseQueryTool, LoadSkillTool"
     );
     info_table_row!(
         "Native routing",

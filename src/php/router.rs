@@ -607,9 +607,27 @@ pub fn register() -> ext_php_rs::error::Result<()> {
         .registration(|ce, _| {
             let private = ACC_PRIVATE;
             let readonly = private | zend::ACC_READONLY;
-            zend::declare_typed_property(ce, PROP_MAX, readonly, zend::mask_type(MAY_BE_LONG), None);
-            zend::declare_typed_property(ce, PROP_SHARE, readonly, zend::mask_type(MAY_BE_DOUBLE), None);
-            zend::declare_typed_property(ce, PROP_LAST, private, zend::mask_type(zend::MAY_BE_ARRAY), None);
+            zend::declare_typed_property(
+                ce,
+                PROP_MAX,
+                readonly,
+                zend::mask_type(MAY_BE_LONG),
+                None,
+            );
+            zend::declare_typed_property(
+                ce,
+                PROP_SHARE,
+                readonly,
+                zend::mask_type(MAY_BE_DOUBLE),
+                None,
+            );
+            zend::declare_typed_property(
+                ce,
+                PROP_LAST,
+                private,
+                zend::mask_type(zend::MAY_BE_ARRAY),
+                None,
+            );
             router_identity::install(ce);
             TOOL_ROUTER.set(ce);
         })

@@ -17,6 +17,7 @@
 
 pub mod atomic_write;
 pub mod catalogue;
+pub mod code_search;
 pub mod db_query;
 pub mod file_edit;
 pub mod file_read;
@@ -24,6 +25,7 @@ pub mod file_write;
 pub mod http;
 pub mod load_skill;
 pub mod process;
+pub mod project;
 pub mod shell;
 pub mod zip_package;
 
@@ -31,6 +33,8 @@ use crate::core::json::{self, EncodeError, EncodeOptions};
 use crate::core::lifecycle::{self, messages, retries, Failure, Lifecycle, Plan, Step};
 use crate::core::value::{Array, Value};
 
+#[cfg(test)]
+mod code_search_tests;
 #[cfg(test)]
 mod file_write_edit_tests;
 #[cfg(test)]

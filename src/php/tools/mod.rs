@@ -21,6 +21,7 @@
 
 pub mod blocked_paths;
 pub mod catalogue;
+pub mod code_search;
 pub mod db_query;
 mod ffi;
 pub mod file_edit;
@@ -29,6 +30,7 @@ pub mod file_write;
 pub mod http;
 pub mod load_skill;
 pub mod mutability;
+pub mod project;
 mod read_log;
 pub mod zip_package;
 
@@ -351,5 +353,7 @@ pub fn register() -> ext_php_rs::error::Result<()> {
     db_query::register()?;
     load_skill::register()?;
     catalogue::register()?;
+    code_search::register()?;
+    project::register()?;
     Ok(())
 }

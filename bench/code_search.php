@@ -1,0 +1,117 @@
+<?php
+// code_search and project_info over a generated tree (2000 PHP files, ~16 MB): the native tools
+// against ripgrep (`rg`, same literal and regex) and against a plain-PHP implementation written
+// below (RecursiveDirectoryIterator + strpos / preg_match; DirectoryIterator for the tree).
+// Same number of matching lines checked first. Run:
+//   php -d extension=<path>/libphpclaw.so bench/code_search.php
+
+declare(strict_types=1);
+
+use PhpClaw\Tools\CodeSearchTool;
+use PhpClaw\Tools\ProjectTool;
+
+const SKIP = ['vendor', 'node_modules', '.git', '.idea'];
+
+/** Plain PHP: every matching line (file, line), the walk the reference does. */
+function plain_search(string $root, string $pattern, bool $regex): int
+{
+    $it = new RecursiveIteratorIterator(new RecursiveCallbackFilterIterator(
+        new RecursiveDirectoryIterator($root, FilesystemIterator::SKIP_DOTS),
+        static fn (SplFileInfo $f): bool => !in_array($f->getFilename(), SKIP, true),
+    ));
+    $hits = 0;
+    foreach ($it as $file) {
+        if (!$file->isFile() || $file->getSize() > 1048576) {
+            continue;
+        }
+        $lines = @file($file->getPathname(), FILE_IGNORE_NEW_LINES);
+        if ($lines === false) {
+            continue;
+        }
+        foreach ($lines as $line) {
+            if ($regex ? preg_match($pattern, $line) === 1 : str_contains($line, $pattern)) {
+                $hits++;
+            }
+        }
+    }
+    return $hits;
+}
+
+/** Plain PHP project tree. */
+function plain_tree(string $dir, int $depth, int $level = 0): array
+{
+    if ($level >= $depth) {
+        return [];
+    }
+    $items = [];
+    foreach (new DirectoryIterator($dir) as $e) {
+        if ($e->isDot() || in_array($e->getFilename(), ['vendor', 'node_modules', '.git', '.idea', 'storage', 'cache'], true)) {
+            continue;
+        }
+        if ($e->isDir()) {
+            $items[$e->getFilename().'/'] = plain_tree($e->getPathname(), $depth, $level + 1);
+        } else {
+            $items[] = $e->getFilename();
+        }
+    }
+    return $items;
+}
+
+function tree_fixture(): string
+{
+    $root = sys_get_temp_dir().'/phpclaw-bench-code-search';
+    if (is_file($root.'/.done')) {
+        return $root;
+    }
+    mt_srand(7);
+    for ($i = 0; $i < 2000; $i++) {
+        $dir = sprintf('%s/src/m%02d/p%02d', $root, intdiv($i, 100), intdiv($i, 10) % 10);
+        @mkdir($dir, 0777, true);
+        $body = "<?php\n\nnamespace App\\M$i;\n\n";
+        while (strlen($body) < 8000) {
+            $n = mt_rand();
+            $body .= "    public function handle{$n}(array \$input): string { return \$this->render('view.$n', \$input); }\n";
+        }
+        if ($i % 50 === 0) {
+            $body .= "    // needle: buildPayload(\$order)\n";
+        }
+        file_put_contents("$dir/Class$i.php", $body);
+    }
+    touch($root.'/.done');
+    return $root;
+}
+
+function best(callable $f, int $runs = 5): float
+{
+    $best = INF;
+    for ($i = 0; $i < $runs; $i++) {
+        $t = hrtime(true);
+        $f();
+        $best = min($best, (hrtime(true) - $t) / 1e6);
+    }
+    return $best;
+}
+
+$root = tree_fixture();
+$bytes = (int) shell_exec('du -sb '.escapeshellarg($root.'/src').' | cut -f1');
+printf("tree: %s (%d files, %.1f MB)\n", $root, 2000, $bytes / 1e6);
+$tool = new CodeSearchTool($root);
+foreach ([['buildPayload', false, 'buildPayload'], ['/build\w+\(\$ord/', true, 'build\w+\(\$ord']] as [$pattern, $regex, $rgPattern]) {
+    $native = json_decode($tool->execute(['pattern' => $pattern, 'is_regex' => $regex]), true)['data']['total'];
+    $plain = plain_search($root, $pattern, $regex);
+    $rg = (int) trim((string) shell_exec('rg -c --no-filename -j1 '.escapeshellarg($rgPattern).' '.escapeshellarg($root).' | paste -sd+ | bc'));
+    if ($native !== $plain || $rg !== $plain) {
+        fwrite(STDERR, "mismatch for $pattern: native $native plain $plain rg $rg\n");
+        exit(1);
+    }
+    $tn = best(fn () => $tool->execute(['pattern' => $pattern, 'is_regex' => $regex]));
+    $tr = best(fn () => shell_exec('rg -n '.escapeshellarg($rgPattern).' '.escapeshellarg($root).' > /dev/null'));
+    $tr1 = best(fn () => shell_exec('rg -n -j1 '.escapeshellarg($rgPattern).' '.escapeshellarg($root).' > /dev/null'));
+    $tp = best(fn () => plain_search($root, $pattern, $regex), 3);
+    printf("code_search %-7s %d hits: native %.1f ms, rg %.1f ms (rg -j1 %.1f ms), plain PHP %.1f ms; native/rg %.2fx, native/rg-j1 %.2fx, plain/native %.1fx\n",
+        $regex ? 'regex' : 'literal', $native, $tn, $tr, $tr1, $tp, $tn / $tr, $tn / $tr1, $tp / $tn);
+}
+$project = new ProjectTool($root);
+$tn = best(fn () => $project->execute(['depth' => 3]), 20);
+$tp = best(fn () => plain_tree($root, 3), 20);
+printf("project_info depth 3: native %.3f ms, plain PHP %.3f ms; plain/native %.1fx\n", $tn, $tp, $tp / $tn);

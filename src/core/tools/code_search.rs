@@ -1,0 +1,621 @@
+//! code_search, native: a read-only search of the workspace for a literal string or a PHP-style
+//! PCRE pattern (delimiters and modifiers parsed here, the body compiled by PCRE2 itself, so a
+//! pattern matches the same lines it matches under `preg_match`).
+//!
+//! Limits (phpClaw's CodeSearchTool): at most 1000 rows scanned (one more signals truncation),
+//! 8192-byte pages measured as `json_encode` (default flags) of each row plus one, files over
+//! 1 MiB skipped, `vendor`, `node_modules`, `.git`, `.idea` and the security folders skipped,
+//! secret files skipped, context 0..5 lines. Unlike the reference, files are visited in path
+//! order (byte order of the names in each folder), so the same tree always pages the same way.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use super::{success, Host, NativeTool, ToolError};
+use crate::core::json::{self, EncodeOptions};
+use crate::core::security::file_rules::{
+    check_code_search_path, code_search_skips_dir, code_search_skips_file,
+};
+use crate::core::security::workspace::is_absolute;
+use crate::core::value::{Array, Value};
+
+/// The tool's name.
+pub const NAME: &str = "code_search";
+/// Default workspace below the working directory.
+pub const DEFAULT_WORKSPACE_SUBPATH: &str = "storage/phpclaw";
+/// Rows collected at most (one more marks truncation).
+pub const MAX_SCAN_ROWS: usize = 1000;
+/// Page size in bytes.
+pub const MAX_PAGE_BYTES: usize = 8192;
+/// Files larger than this are skipped.
+pub const MAX_FILE_BYTES: u64 = 1_048_576;
+/// Context lines at most.
+pub const MAX_CONTEXT_LINES: i64 = 5;
+/// The FORBIDDEN message's subject.
+pub const FORBIDDEN_SUBJECT: &str = "search this workspace";
+/// Input keys the tool reads.
+pub const INPUT_KEYS: [&str; 6] = [
+    "pattern",
+    "path",
+    "extension",
+    "is_regex",
+    "context_lines",
+    "offset",
+];
+/// routingMetadata(): domains, tags, intents, examples.
+pub const ROUTING: [&[&str]; 4] = [
+    &["code", "search"],
+    &["grep", "find", "search", "pattern", "regex", "occurrences"],
+    &["search code", "find pattern", "locate usage"],
+    &["find every call to buildPayload"],
+];
+
+/// `description()` for a workspace root.
+pub fn description(root: &str) -> String {
+    format!(
+        "Find where a class, method, function, string, or error message appears in the codebase under {root}. \
+Returns file and line only by default; pass context_lines to include the matched line and surrounding code. \
+Results are paged: when truncated, call again with the returned next_offset. Read-only."
+    )
+}
+
+/// `inputSchema()` for a workspace root.
+pub fn input_schema(root: &str) -> Value {
+    let prop = |t: &str, d: String| {
+        Value::from_pairs([("type", Value::str(t)), ("description", Value::str(d))])
+    };
+    Value::from_pairs([
+        ("type", Value::str("object")),
+        (
+            "properties",
+            Value::from_pairs([
+                ("pattern", prop("string", "Literal string to search for, or a PCRE regex when is_regex is true.".into())),
+                ("path", prop("string", format!("Sub-path under {root}. Omit to search the whole root."))),
+                ("extension", prop("string", "Optional extension filter, e.g. \"php\".".into())),
+                ("is_regex", prop("boolean", "Treat pattern as a PCRE regex. Default false.".into())),
+                ("context_lines", prop("integer", "Include the matched line, plus this many lines before and after it. Omit for file:line only.".into())),
+                ("offset", prop("integer", "Skip this many matches. Use the next_offset from a truncated result to get the next page.".into())),
+            ]),
+        ),
+        ("required", Value::list([Value::str("pattern")])),
+    ])
+}
+
+/// The workspace root as the constructor fixes it: trailing `/` trimmed, resolved when it exists.
+pub fn workspace_root(root: Option<&str>, cwd: &str) -> String {
+    let raw = match root {
+        Some(r) => r.to_string(),
+        None => format!("{cwd}/{DEFAULT_WORKSPACE_SUBPATH}"),
+    };
+    let raw = raw.trim_end_matches('/').to_string();
+    match fs::canonicalize(if raw.is_empty() { "/" } else { &raw }) {
+        Ok(p) if !raw.is_empty() => p.to_string_lossy().into_owned(),
+        _ => raw,
+    }
+}
+
+/// A PHP-style regex: delimiters and modifiers as `preg_match` accepts them, compiled by PCRE2.
+pub struct PhpRegex {
+    re: pcre2::bytes::Regex,
+    anchored: bool,
+}
+
+/// Parse and compile a complete PHP pattern (`/body/flags`); `None` where PHP refuses it.
+pub fn compile_php_regex(pattern: &[u8]) -> Option<PhpRegex> {
+    let mut i = 0;
+    while i < pattern.len() && pattern[i].is_ascii_whitespace() {
+        i += 1;
+    }
+    let &delim = pattern.get(i)?;
+    if delim.is_ascii_alphanumeric() || delim == b'\\' || delim == 0 {
+        return None;
+    }
+    i += 1;
+    let start = i;
+    let end_delim = match delim {
+        b'(' => b')',
+        b'[' => b']',
+        b'{' => b'}',
+        b'<' => b'>',
+        d => d,
+    };
+    let end;
+    if end_delim == delim {
+        loop {
+            let &c = pattern.get(i)?;
+            if c == b'\\' && i + 1 < pattern.len() {
+                i += 2;
+                continue;
+            }
+            if c == delim {
+                end = i;
+                break;
+            }
+            i += 1;
+        }
+    } else {
+        let mut depth = 1;
+        loop {
+            let &c = pattern.get(i)?;
+            if c == b'\\' && i + 1 < pattern.len() {
+                i += 2;
+                continue;
+            }
+            if c == end_delim {
+                depth -= 1;
+                if depth == 0 {
+                    end = i;
+                    break;
+                }
+            } else if c == delim {
+                depth += 1;
+            }
+            i += 1;
+        }
+    }
+    let body = &pattern[start..end];
+    let mut b = pcre2::bytes::RegexBuilder::new();
+    b.jit_if_available(true);
+    let mut prefix = String::new();
+    let mut anchored = false;
+    for &m in &pattern[end + 1..] {
+        match m {
+            b'i' => {
+                b.caseless(true);
+            }
+            b'm' => {
+                b.multi_line(true);
+            }
+            b's' => {
+                b.dotall(true);
+            }
+            b'x' => {
+                b.extended(true);
+            }
+            b'u' => {
+                b.utf(true);
+                b.ucp(true);
+            }
+            b'U' => prefix.push_str("(?U)"),
+            b'J' => prefix.push_str("(?J)"),
+            b'n' => prefix.push_str("(?n)"),
+            b'A' => anchored = true,
+            // D only changes `$` before a final newline; lines never contain one. S and X are
+            // accepted no-ops under PCRE2; PHP ignores spaces and line breaks among modifiers.
+            b'D' | b'S' | b'X' | b' ' | b'\n' | b'\r' => {}
+            _ => return None,
+        }
+    }
+    // Leading (*VERB) settings must stay first: the inline options go after them.
+    let mut verbs_end = 0;
+    while body[verbs_end..].starts_with(b"(*") {
+        match body[verbs_end..].iter().position(|&c| c == b')') {
+            Some(p)
+                if body[verbs_end + 2..verbs_end + p].iter().all(|c| {
+                    c.is_ascii_uppercase() || c.is_ascii_digit() || *c == b'_' || *c == b'='
+                }) =>
+            {
+                verbs_end += p + 1
+            }
+            _ => break,
+        }
+    }
+    let mut full = body[..verbs_end].to_vec();
+    full.extend_from_slice(prefix.as_bytes());
+    full.extend_from_slice(&body[verbs_end..]);
+    let src = String::from_utf8(full).ok()?;
+    let re = b.build(&src).ok()?;
+    let compiled = PhpRegex { re, anchored };
+    // PHP refuses a pattern whose trial match on '' errors.
+    compiled.is_match(b"")?;
+    Some(compiled)
+}
+
+impl PhpRegex {
+    /// `Some(matched)`, or `None` when the match itself failed (limit, bad UTF-8 under /u).
+    pub fn is_match(&self, line: &[u8]) -> Option<bool> {
+        if self.anchored {
+            return match self.re.find(line) {
+                Ok(Some(m)) => Some(m.start() == 0),
+                Ok(None) => Some(false),
+                Err(_) => None,
+            };
+        }
+        self.re.is_match(line).ok()
+    }
+}
+
+enum Matcher {
+    Literal(Box<memchr::memmem::Finder<'static>>),
+    Regex(PhpRegex),
+}
+
+/// The tool's configuration.
+pub struct CodeSearch {
+    /// The root fixed by the constructor.
+    pub root: String,
+}
+
+/// The planned input.
+pub struct Planned {
+    pattern: Vec<u8>,
+    root: String,
+    extension: String,
+    is_regex: bool,
+    context_lines: usize,
+    with_content: bool,
+    offset: usize,
+}
+
+/// One collected match.
+pub struct Row {
+    file: Vec<u8>,
+    line: usize,
+    text: Vec<u8>,
+    before: Vec<Vec<u8>>,
+    after: Vec<Vec<u8>>,
+}
+
+/// What the scan found.
+pub struct Found {
+    rows: Vec<Row>,
+    /// Lines whose regex match failed (skipped, as the reference's ceiling skips).
+    pub skipped: usize,
+}
+
+fn php_string(v: &Value) -> Vec<u8> {
+    super::file_read::php_string(v).unwrap_or_default()
+}
+
+fn php_bool(v: Option<&Value>) -> bool {
+    match v {
+        None | Some(Value::Null) => false,
+        Some(Value::Bool(b)) => *b,
+        Some(Value::Int(i)) => *i != 0,
+        Some(Value::Float(f)) => *f != 0.0,
+        Some(Value::Str(s)) => !(s.is_empty() || s == b"0"),
+        Some(Value::Array(a)) => !a.is_empty(),
+    }
+}
+
+/// PHP's `(int)` of a scalar (leading-numeric strings, floats truncated, saturating).
+fn php_int(v: Option<&Value>) -> i64 {
+    match v {
+        None | Some(Value::Null) => 0,
+        Some(Value::Bool(b)) => i64::from(*b),
+        Some(Value::Int(i)) => *i,
+        Some(Value::Float(f)) => {
+            if f.is_finite() {
+                *f as i64
+            } else {
+                0
+            }
+        }
+        Some(Value::Str(s)) => {
+            let t = String::from_utf8_lossy(s);
+            let t = t.trim_start_matches([' ', '\t', '\n', '\r', '\x0b', '\x0c']);
+            let end = t
+                .char_indices()
+                .take_while(|(i, c)| {
+                    c.is_ascii_digit()
+                        || (*i == 0 && (*c == '-' || *c == '+'))
+                        || matches!(c, '.' | 'e' | 'E')
+                })
+                .count();
+            let num = &t[..end];
+            num.parse::<i64>()
+                .ok()
+                .or_else(|| {
+                    num.parse::<f64>()
+                        .ok()
+                        .filter(|f| f.is_finite())
+                        .map(|f| f as i64)
+                })
+                .or_else(|| {
+                    let digits: String = num
+                        .chars()
+                        .take_while(|c| c.is_ascii_digit() || *c == '-' || *c == '+')
+                        .collect();
+                    digits.parse::<i64>().ok()
+                })
+                .unwrap_or(0)
+        }
+        Some(Value::Array(a)) => i64::from(!a.is_empty()),
+    }
+}
+
+impl CodeSearch {
+    fn resolve_root(&self, sub: &str) -> Result<String, String> {
+        if sub.is_empty() {
+            return Ok(self.root.clone());
+        }
+        let joined = if is_absolute(sub) {
+            sub.to_string()
+        } else {
+            format!("{}/{}", self.root, sub.trim_start_matches(['/', '\\']))
+        };
+        let not_found = || format!("code_search: directory not found: {sub}");
+        let real = fs::canonicalize(&joined).map_err(|_| not_found())?;
+        let real = real.to_string_lossy().into_owned();
+        let base = fs::canonicalize(&self.root)
+            .map(|p| p.to_string_lossy().into_owned())
+            .unwrap_or_else(|_| self.root.clone());
+        let base = base.trim_end_matches(['/', '\\']);
+        if !format!("{real}/").starts_with(&format!("{base}/")) {
+            return Err("code_search: path escapes workspace root - blocked.".into());
+        }
+        let relative = real.get(base.len() + 1..).unwrap_or("");
+        check_code_search_path(relative).map_err(|r| r.message)?;
+        Ok(real)
+    }
+
+    /// Walk `dir` in name order, scanning files and descending into folders.
+    fn walk(
+        &self,
+        dir: &Path,
+        p: &Planned,
+        m: &Matcher,
+        seen: &mut usize,
+        found: &mut Found,
+    ) -> bool {
+        let Ok(rd) = fs::read_dir(dir) else {
+            return true;
+        };
+        let mut entries: Vec<(Vec<u8>, PathBuf)> = rd
+            .filter_map(Result::ok)
+            .map(|e| {
+                use std::os::unix::ffi::OsStrExt;
+                (e.file_name().as_bytes().to_vec(), e.path())
+            })
+            .collect();
+        entries.sort();
+        for (name, path) in entries {
+            let name_s = String::from_utf8_lossy(&name);
+            if code_search_skips_dir(&name_s) {
+                continue;
+            }
+            let Ok(meta) = fs::metadata(&path) else {
+                continue;
+            };
+            if meta.is_dir() {
+                if !self.walk(&path, p, m, seen, found) {
+                    return false;
+                }
+                continue;
+            }
+            if !meta.is_file() || meta.len() > MAX_FILE_BYTES || code_search_skips_file(&name_s) {
+                continue;
+            }
+            if !p.extension.is_empty() {
+                let ext = name
+                    .iter()
+                    .rposition(|&c| c == b'.')
+                    .map_or(&b""[..], |i| &name[i + 1..]);
+                if !ext.eq_ignore_ascii_case(p.extension.as_bytes()) {
+                    continue;
+                }
+            }
+            if !self.scan_file(&path, p, m, seen, found) {
+                return false;
+            }
+        }
+        true
+    }
+
+    fn scan_file(
+        &self,
+        path: &Path,
+        p: &Planned,
+        m: &Matcher,
+        seen: &mut usize,
+        found: &mut Found,
+    ) -> bool {
+        let Ok(content) = fs::read(path) else {
+            return true;
+        };
+        if let Matcher::Literal(f) = m {
+            // Most files have no hit: one pass over the whole file decides.
+            if f.find(&content).is_none() {
+                return true;
+            }
+        }
+        let mut lines: Vec<&[u8]> = content.split(|&c| c == b'\n').collect();
+        if content.last() == Some(&b'\n') || content.is_empty() {
+            lines.pop();
+        }
+        for (i, line) in lines.iter().enumerate() {
+            let hit = match m {
+                Matcher::Literal(f) => f.find(line).is_some(),
+                Matcher::Regex(r) => match r.is_match(line) {
+                    Some(h) => h,
+                    None => {
+                        found.skipped += 1;
+                        continue;
+                    }
+                },
+            };
+            if !hit {
+                continue;
+            }
+            *seen += 1;
+            if *seen <= p.offset {
+                continue;
+            }
+            let c = p.context_lines;
+            let full = path.to_string_lossy();
+            let file = full
+                .as_bytes()
+                .get(self.root.len() + 1..)
+                .unwrap_or(b"")
+                .to_vec();
+            found.rows.push(Row {
+                file,
+                line: i + 1,
+                text: line.to_vec(),
+                before: lines[i.saturating_sub(c)..i]
+                    .iter()
+                    .map(|l| l.to_vec())
+                    .collect(),
+                after: lines[i + 1..(i + 1 + c).min(lines.len())]
+                    .iter()
+                    .map(|l| l.to_vec())
+                    .collect(),
+            });
+            if found.rows.len() > MAX_SCAN_ROWS {
+                return false;
+            }
+        }
+        true
+    }
+}
+
+/// Byte length of PHP's default `json_encode` of a value (slashes and non-ASCII escaped);
+/// 0 where json_encode fails (invalid UTF-8), as `strlen(false)`.
+pub fn php_json_len(v: &Value) -> usize {
+    let Ok(out) = json::to_vec(v, EncodeOptions::default()) else {
+        return 0;
+    };
+    let Ok(s) = std::str::from_utf8(&out) else {
+        return 0;
+    };
+    s.chars()
+        .map(|c| match c {
+            '/' => 2,
+            c if c.is_ascii() => 1,
+            c if (c as u32) < 0x10000 => 6,
+            _ => 12,
+        })
+        .sum()
+}
+
+fn shape(row: &Row, with_content: bool, context: usize) -> Value {
+    let mut a = Array::from_pairs([
+        ("file", Value::Str(row.file.clone())),
+        ("line", Value::Int(row.line as i64)),
+    ]);
+    if with_content {
+        a.insert("match", Value::Str(row.text.clone()));
+        if context > 0 {
+            a.insert(
+                "before",
+                Value::list(row.before.iter().map(|l| Value::Str(l.clone()))),
+            );
+            a.insert(
+                "after",
+                Value::list(row.after.iter().map(|l| Value::Str(l.clone()))),
+            );
+        }
+    }
+    Value::Array(a)
+}
+
+impl NativeTool for CodeSearch {
+    type Input = Planned;
+    type Execution = Found;
+
+    fn forbidden_subject(&self) -> &'static str {
+        FORBIDDEN_SUBJECT
+    }
+
+    fn plan<H: Host>(
+        &mut self,
+        input: &Value,
+        _host: &mut H,
+    ) -> Result<Planned, ToolError<H::Error>> {
+        let empty = Array::new();
+        let input = input.as_array().unwrap_or(&empty);
+        let pattern = input.get("pattern").map(php_string).unwrap_or_default();
+        let sub = input.get("path").map(php_string).unwrap_or_default();
+        let is_regex = php_bool(input.get("is_regex"));
+        if pattern.is_empty() {
+            return Err(ToolError::tool("code_search: pattern is required."));
+        }
+        if is_regex && compile_php_regex(&pattern).is_none() {
+            return Err(ToolError::tool("code_search: invalid regex pattern."));
+        }
+        let sub = String::from_utf8_lossy(&sub).into_owned();
+        let root = self.resolve_root(&sub).map_err(ToolError::Tool)?;
+        if !Path::new(&root).is_dir() {
+            return Err(ToolError::Tool(format!(
+                "code_search: directory not found: {sub}"
+            )));
+        }
+        let ext = input.get("extension").map(php_string).unwrap_or_default();
+        let ext = String::from_utf8_lossy(&ext)
+            .trim_start_matches('.')
+            .to_string();
+        let context = php_int(input.get("context_lines")).clamp(0, MAX_CONTEXT_LINES) as usize;
+        Ok(Planned {
+            pattern,
+            root,
+            extension: ext,
+            is_regex,
+            context_lines: context,
+            with_content: input.contains_key("context_lines"),
+            offset: php_int(input.get("offset")).max(0) as usize,
+        })
+    }
+
+    fn perform<H: Host>(
+        &mut self,
+        p: &Planned,
+        _host: &mut H,
+    ) -> Result<Found, ToolError<H::Error>> {
+        let m = if p.is_regex {
+            Matcher::Regex(
+                compile_php_regex(&p.pattern)
+                    .ok_or_else(|| ToolError::tool("code_search: invalid regex pattern."))?,
+            )
+        } else {
+            Matcher::Literal(Box::new(
+                memchr::memmem::Finder::new(&p.pattern).into_owned(),
+            ))
+        };
+        let mut found = Found {
+            rows: Vec::new(),
+            skipped: 0,
+        };
+        let mut seen = 0;
+        self.walk(Path::new(&p.root), p, &m, &mut seen, &mut found);
+        Ok(found)
+    }
+
+    fn complete(&mut self, found: &Found, p: &Planned) -> Value {
+        let overflow = found.rows.len() > MAX_SCAN_ROWS;
+        let kept = found.rows.len().min(MAX_SCAN_ROWS);
+        let mut rows = Vec::new();
+        let mut bytes = 0;
+        for row in &found.rows[..kept] {
+            let shaped = shape(row, p.with_content, p.context_lines);
+            bytes += php_json_len(&shaped) + 1;
+            if bytes > MAX_PAGE_BYTES && !rows.is_empty() {
+                break;
+            }
+            rows.push(shaped);
+        }
+        let truncated = overflow || rows.len() < kept;
+        let count = rows.len();
+        let mut data = Array::from_pairs([
+            ("pattern", Value::Str(p.pattern.clone())),
+            ("offset", Value::Int(p.offset as i64)),
+            ("total", Value::Int(count as i64)),
+            ("truncated", Value::Bool(truncated)),
+            ("results", Value::list(rows)),
+        ]);
+        if truncated {
+            let next = p.offset + count;
+            data.insert("next_offset", Value::Int(next as i64));
+            data.insert(
+                "hint",
+                Value::str(format!(
+                    "More matches exist. Call again with offset={next} for the next page."
+                )),
+            );
+        }
+        let meta = Value::from_pairs([
+            ("mode", Value::str("search")),
+            ("truncated", Value::Bool(truncated)),
+        ]);
+        success(Value::Array(data), meta, Value::Array(Array::new()))
+    }
+}

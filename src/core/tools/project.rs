@@ -1,0 +1,231 @@
+//! project_info, native: the detected platform (eight, from marker files, first match wins in
+//! the reference's order), the Composer packages of `composer.lock`, and the file tree with
+//! depth clamped to 1..4 (default 2). Unlike the reference, each folder's entries are sorted by
+//! name so the same project always gives the same tree.
+
+use std::fs;
+use std::path::Path;
+
+use super::{success, Host, NativeTool, ToolError};
+use crate::core::security::file_rules::project_skips_entry;
+use crate::core::value::{Array, Value};
+
+/// The tool's name.
+pub const NAME: &str = "project_info";
+/// The FORBIDDEN message's subject.
+pub const FORBIDDEN_SUBJECT: &str = "inspect this project";
+/// `description()`.
+pub const DESCRIPTION: &str = "Understand the project before changing it: detected framework, Composer packages, and file tree. Call this first on any new task. Read-only.";
+/// Depth bounds and default.
+pub const DEPTH_MIN: i64 = 1;
+/// Deepest tree.
+pub const DEPTH_MAX: i64 = 4;
+/// Default depth.
+pub const DEPTH_DEFAULT: i64 = 2;
+/// Platforms and their marker files, in detection order.
+pub const MARKERS: [(&str, &[&str]); 8] = [
+    ("wordpress", &["wp-config.php", "wp-load.php"]),
+    ("joomla", &["configuration.php", "libraries/src"]),
+    ("opencart", &["system/startup.php"]),
+    ("prestashop", &["config/defines.inc.php"]),
+    ("laravel", &["artisan"]),
+    ("symfony", &["bin/console"]),
+    ("magento", &["bin/magento"]),
+    ("drupal", &["core/lib/Drupal.php"]),
+];
+/// routingMetadata(): domains, tags, intents, examples.
+pub const ROUTING: [&[&str]; 4] = [
+    &["project"],
+    &[
+        "project",
+        "framework",
+        "packages",
+        "composer",
+        "structure",
+        "tree",
+    ],
+    &["inspect project", "detect framework"],
+    &["what framework is this project"],
+];
+
+/// `inputSchema()`.
+pub fn input_schema() -> Value {
+    Value::from_pairs([
+        ("type", Value::str("object")),
+        (
+            "properties",
+            Value::from_pairs([(
+                "depth",
+                Value::from_pairs([
+                    ("type", "integer"),
+                    ("description", "File tree depth 1-4. Default 2."),
+                ]),
+            )]),
+        ),
+    ])
+}
+
+/// The tool: its project root, as given (cwd when none).
+pub struct Project {
+    /// The project root.
+    pub root: String,
+}
+
+/// PHP's `dirname()` of an absolute or relative path, enough to tell the filesystem root.
+fn is_filesystem_root(p: &str) -> bool {
+    p.is_empty() || p.bytes().all(|c| c == b'/') || p == "."
+}
+
+/// The platform slug, or `unknown`.
+pub fn detect(root: &str) -> &'static str {
+    for (name, markers) in MARKERS {
+        if markers
+            .iter()
+            .any(|m| Path::new(&format!("{root}/{m}")).exists())
+        {
+            return name;
+        }
+    }
+    "unknown"
+}
+
+/// `[{name, version}]` from composer.lock's `packages`.
+pub fn packages(root: &str) -> Value {
+    let lock = format!("{root}/composer.lock");
+    if !Path::new(&lock).is_file() {
+        return Value::list(Vec::<Value>::new());
+    }
+    let text = fs::read(&lock).unwrap_or_default();
+    let parsed: serde_json::Value =
+        serde_json::from_slice(&text).unwrap_or(serde_json::Value::Null);
+    let list: Vec<serde_json::Value> = match parsed.get("packages") {
+        Some(serde_json::Value::Array(a)) => a.clone(),
+        Some(serde_json::Value::Object(o)) => o.values().cloned().collect(),
+        _ => Vec::new(),
+    };
+    let field = |p: &serde_json::Value, k: &str| -> Value {
+        match p.get(k) {
+            None | Some(serde_json::Value::Null) => Value::str(""),
+            Some(serde_json::Value::String(s)) => Value::str(s),
+            Some(serde_json::Value::Bool(b)) => Value::str(if *b { "1" } else { "" }),
+            Some(serde_json::Value::Number(n)) => Value::str(n.to_string()),
+            Some(_) => Value::str("Array"),
+        }
+    };
+    Value::list(
+        list.iter().map(|p| {
+            Value::from_pairs([("name", field(p, "name")), ("version", field(p, "version"))])
+        }),
+    )
+}
+
+/// The tree below `dir`: folders as `name/` keys holding their own tree, files as list entries.
+pub fn tree(dir: &Path, depth: i64, level: i64) -> Array {
+    let mut items = Array::new();
+    if level >= depth {
+        return items;
+    }
+    let Ok(rd) = fs::read_dir(dir) else {
+        return items;
+    };
+    let mut entries: Vec<(Vec<u8>, std::path::PathBuf)> = rd
+        .filter_map(Result::ok)
+        .map(|e| {
+            use std::os::unix::ffi::OsStrExt;
+            (e.file_name().as_bytes().to_vec(), e.path())
+        })
+        .collect();
+    entries.sort();
+    for (name, path) in entries {
+        if project_skips_entry(&String::from_utf8_lossy(&name)) {
+            continue;
+        }
+        if path.is_dir() {
+            let mut key = name.clone();
+            key.push(b'/');
+            items.insert(key, Value::Array(tree(&path, depth, level + 1)));
+        } else {
+            let _ = items.push(Value::Str(name));
+        }
+    }
+    items
+}
+
+/// The planned depth.
+pub struct Planned {
+    depth: i64,
+}
+
+impl NativeTool for Project {
+    type Input = Planned;
+    type Execution = Value;
+
+    fn forbidden_subject(&self) -> &'static str {
+        FORBIDDEN_SUBJECT
+    }
+
+    fn plan<H: Host>(
+        &mut self,
+        input: &Value,
+        _host: &mut H,
+    ) -> Result<Planned, ToolError<H::Error>> {
+        if is_filesystem_root(&self.root) {
+            return Err(ToolError::tool(
+                "project_info: no project root is configured, and the process started at the filesystem root.",
+            ));
+        }
+        if !Path::new(&self.root).is_dir() {
+            return Err(ToolError::Tool(format!(
+                "project_info: root not found: {}",
+                self.root
+            )));
+        }
+        let depth = match input.as_array().and_then(|a| a.get("depth")) {
+            None | Some(Value::Null) => DEPTH_DEFAULT,
+            Some(Value::Int(i)) => *i,
+            Some(Value::Bool(b)) => i64::from(*b),
+            Some(Value::Float(f)) if f.is_finite() => *f as i64,
+            Some(Value::Float(_)) => 0,
+            Some(Value::Str(s)) => {
+                let t = String::from_utf8_lossy(s);
+                let t = t.trim_start();
+                let n: String = t
+                    .char_indices()
+                    .take_while(|(i, c)| {
+                        c.is_ascii_digit() || (*i == 0 && (*c == '-' || *c == '+'))
+                    })
+                    .map(|(_, c)| c)
+                    .collect();
+                n.parse::<i64>().unwrap_or(0)
+            }
+            Some(Value::Array(a)) => i64::from(!a.is_empty()),
+        };
+        Ok(Planned {
+            depth: depth.clamp(DEPTH_MIN, DEPTH_MAX),
+        })
+    }
+
+    fn perform<H: Host>(
+        &mut self,
+        p: &Planned,
+        _host: &mut H,
+    ) -> Result<Value, ToolError<H::Error>> {
+        Ok(Value::from_pairs([
+            ("framework", Value::str(detect(&self.root))),
+            ("root", Value::str(&self.root)),
+            ("packages", packages(&self.root)),
+            (
+                "file_tree",
+                Value::Array(tree(Path::new(&self.root), p.depth, 0)),
+            ),
+        ]))
+    }
+
+    fn complete(&mut self, execution: &Value, p: &Planned) -> Value {
+        let meta = Value::from_pairs([
+            ("mode", Value::str("project_info")),
+            ("depth", Value::Int(p.depth)),
+        ]);
+        success(execution.clone(), meta, Value::Array(Array::new()))
+    }
+}

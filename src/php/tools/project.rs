@@ -1,0 +1,165 @@
+//! `PhpClaw\Tools\ProjectTool`, native: phpClaw's constructor `(?string $projectRoot = null)`
+//! (the working directory when null, kept as given), name(), description(), inputSchema(),
+//! routingMetadata(), execute(); every decision in `core::tools::project`.
+
+use ext_php_rs::args::Arg;
+use ext_php_rs::builders::FunctionBuilder;
+use ext_php_rs::flags::{DataType, MethodFlags};
+use ext_php_rs::types::{ZendObject, Zval};
+use ext_php_rs::zend::ExecuteData;
+
+use super::super::values;
+use super::super::zend::{self, ClassSlot, Frame, Pending};
+use super::{authorizer_of, raise, routing_metadata, tool_class, Extras, PhpHost};
+use crate::core::tools::project::{self as core, Project};
+use crate::core::tools::{self as tools, ToolError};
+
+/// The class name.
+pub const NAME: &str = "PhpClaw\\Tools\\ProjectTool";
+
+pub static PROJECT: ClassSlot = ClassSlot::new();
+
+const P_ROOT: &str = "projectRoot";
+const MAY_BE_STRING: u32 = 1 << 6;
+
+fn root_of(this: &ZendObject) -> Result<String, Pending> {
+    let v = zend::read_property(PROJECT.ptr(), this, P_ROOT);
+    if zend::pending() {
+        return Err(Pending);
+    }
+    Ok(v.and_then(|v| {
+        v.zend_str()
+            .map(|s| String::from_utf8_lossy(s.as_bytes()).into_owned())
+    })
+    .unwrap_or_default())
+}
+
+extern "C" fn construct(ex: &mut ExecuteData, _rv: &mut Zval) {
+    let f = Frame::new(ex);
+    if !f.check_count(0, 1) {
+        return;
+    }
+    let Some(this) = f.this() else { return };
+    let root = match f.arg(0) {
+        None => None,
+        Some(v) if v.is_null() => None,
+        Some(_) => match f.string(0) {
+            Some(b) => Some(String::from_utf8_lossy(&b).into_owned()),
+            None => return,
+        },
+    };
+    let cwd = std::env::current_dir()
+        .map(|p| p.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let root = root.unwrap_or(cwd);
+    zend::write_property(PROJECT.ptr(), this, P_ROOT, &mut zend::str_zval(&root));
+}
+
+extern "C" fn execute(ex: &mut ExecuteData, rv: &mut Zval) {
+    let f = Frame::new(ex);
+    if !f.check_count(1, 1) {
+        return;
+    }
+    let (Some(this), Some(input)) = (f.this(), f.array(0)) else {
+        return;
+    };
+    let Some(ht) = input.array() else { return };
+    let Ok(root) = root_of(this) else { return };
+    let Ok(auth) = authorizer_of(PROJECT.ptr(), this) else {
+        return;
+    };
+    let mut host = PhpHost {
+        authorizer: auth.as_ref().and_then(Zval::object),
+    };
+    match tools::guard(&mut host, core::FORBIDDEN_SUBJECT) {
+        Ok(Some(json)) => {
+            *rv = zend::bytes_zval(&json);
+            return;
+        }
+        Ok(None) => {}
+        Err(e) => return raise(e),
+    }
+    let Ok(value) = super::code_search::input_value(ht, &["depth"]) else {
+        return;
+    };
+    let mut tool = Project { root };
+    match tools::run_steps(&mut tool, &mut host, &value) {
+        Ok(json) => *rv = zend::bytes_zval(&json),
+        Err(ToolError::Host(Pending)) => {}
+        Err(e) => raise(e),
+    }
+}
+
+extern "C" fn name(ex: &mut ExecuteData, rv: &mut Zval) {
+    if Frame::new(ex).check_count(0, 0) {
+        *rv = zend::str_zval(core::NAME);
+    }
+}
+
+extern "C" fn description(ex: &mut ExecuteData, rv: &mut Zval) {
+    let f = Frame::new(ex);
+    if !f.check_count(0, 0) {
+        return;
+    }
+    *rv = zend::str_zval(core::DESCRIPTION);
+}
+
+extern "C" fn input_schema(ex: &mut ExecuteData, rv: &mut Zval) {
+    let f = Frame::new(ex);
+    if !f.check_count(0, 0) {
+        return;
+    }
+    *rv = values::to_zval(&core::input_schema());
+}
+
+extern "C" fn routing(ex: &mut ExecuteData, rv: &mut Zval) {
+    if Frame::new(ex).check_count(0, 0) {
+        routing_metadata(core::ROUTING, rv);
+    }
+}
+
+/// Register the class.
+pub fn register() -> ext_php_rs::error::Result<()> {
+    let ctor = FunctionBuilder::constructor(construct)
+        .arg(
+            Arg::new("projectRoot", DataType::String)
+                .allow_null()
+                .default("null"),
+        )
+        .required_args(0);
+    let mut b = tool_class(NAME, Extras::default(), true)
+        .method(ctor, MethodFlags::Public)
+        .method(
+            FunctionBuilder::new("execute", execute)
+                .arg(Arg::new("input", DataType::Array))
+                .returns(DataType::String, false, false),
+            MethodFlags::Public,
+        )
+        .method(super::routing_method(routing), MethodFlags::Public);
+    for (n, h, t) in [
+        (
+            "name",
+            name as extern "C" fn(&mut ExecuteData, &mut Zval),
+            DataType::String,
+        ),
+        ("description", description, DataType::String),
+        ("inputSchema", input_schema, DataType::Array),
+    ] {
+        b = b.method(
+            FunctionBuilder::new(n, h).returns(t, false, false),
+            MethodFlags::Public,
+        );
+    }
+    b.registration(|ce, _| {
+        zend::declare_typed_property(
+            ce,
+            P_ROOT,
+            MethodFlags::Private.bits(),
+            zend::mask_type(MAY_BE_STRING),
+            None,
+        );
+        super::declare_authorizer(ce);
+        PROJECT.set(ce);
+    })
+    .register()
+}
