@@ -67,7 +67,13 @@ fn main() {
 
     let runs: u32 = 50_000;
     for _ in 0..1_000 {
-        black_box(router.filter_prepared(&prepared, message, "claude-sonnet-4", Some(Profile::Full), &[]));
+        black_box(router.filter_prepared(
+            &prepared,
+            message,
+            "claude-sonnet-4",
+            Some(Profile::Full),
+            &[],
+        ));
     }
     let cpu_before = cpu_seconds();
     let started = Instant::now();
@@ -88,11 +94,23 @@ fn main() {
 
     let started = Instant::now();
     for _ in 0..runs / 10 {
-        black_box(router.filter(black_box(&tools), black_box(message), "claude-sonnet-4", Some(Profile::Full), &[]));
+        black_box(router.filter(
+            black_box(&tools),
+            black_box(message),
+            "claude-sonnet-4",
+            Some(Profile::Full),
+            &[],
+        ));
     }
     let cached = started.elapsed() / (runs / 10);
 
-    let sel = router.filter_prepared(&prepared, message, "claude-sonnet-4", Some(Profile::Full), &[]);
+    let sel = router.filter_prepared(
+        &prepared,
+        message,
+        "claude-sonnet-4",
+        Some(Profile::Full),
+        &[],
+    );
     let names: Vec<&str> = sel
         .selected
         .iter()

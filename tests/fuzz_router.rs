@@ -51,14 +51,16 @@ fn descriptor() -> impl Strategy<Value = ToolDescriptor> {
         prop::collection::vec(phrase(), 0..2),
         prop::collection::vec(phrase(), 0..2),
     )
-        .prop_map(|(name, description, domains, tags, intents, examples)| ToolDescriptor {
-            name,
-            description,
-            domains,
-            tags,
-            intents,
-            examples,
-        })
+        .prop_map(
+            |(name, description, domains, tags, intents, examples)| ToolDescriptor {
+                name,
+                description,
+                domains,
+                tags,
+                intents,
+                examples,
+            },
+        )
 }
 
 fn profile() -> impl Strategy<Value = Option<Profile>> {
@@ -202,7 +204,13 @@ fn huge_inputs_finish_quickly() {
     let names: Vec<&str> = deny.iter().map(String::as_str).collect();
     let _ = profiles::filter_denied(&names, &deny, &groups);
     let _ = profiles::dangling_group_members(&names, &groups);
-    let fit_tools: Vec<FitTool> = (0..50_000).map(|id| FitTool { id, schema_chars: 100, always_included: false }).collect();
+    let fit_tools: Vec<FitTool> = (0..50_000)
+        .map(|id| FitTool {
+            id,
+            schema_chars: 100,
+            always_included: false,
+        })
+        .collect();
     let order: Vec<usize> = (0..50_000).rev().collect();
     let _ = fit_request(&FitRequest {
         system_prompt_chars: 0,
@@ -211,5 +219,9 @@ fn huge_inputs_finish_quickly() {
         ranked: Some(&order),
         budget_tokens: 1,
     });
-    assert!(started.elapsed() < Duration::from_secs(20), "{:?}", started.elapsed());
+    assert!(
+        started.elapsed() < Duration::from_secs(20),
+        "{:?}",
+        started.elapsed()
+    );
 }

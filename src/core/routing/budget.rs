@@ -114,12 +114,12 @@ mod tests {
             ("MiniMax-Text", 10),
             ("GPT-4O-MINI", 8), // case does not matter
             ("Claude-OPUS", 20),
-            ("gpt-3.5x", 10),  // letter after the fragment
-            ("xgpt-4o", 10),   // letter before the fragment
-            ("gpt_3.5", 10),   // separators are part of the fragment
-            ("gpt-3.50", 10),  // digit after the fragment
-            ("mini.", 8),      // punctuation is a boundary
-            ("émini", 8),      // non-ASCII bytes are boundaries
+            ("gpt-3.5x", 10), // letter after the fragment
+            ("xgpt-4o", 10),  // letter before the fragment
+            ("gpt_3.5", 10),  // separators are part of the fragment
+            ("gpt-3.50", 10), // digit after the fragment
+            ("mini.", 8),     // punctuation is a boundary
+            ("émini", 8),     // non-ASCII bytes are boundaries
             ("mini2", 10),
             ("2mini", 10),
             ("flash-mini", 6), // order: flash is tried before mini

@@ -69,9 +69,17 @@ fn tools_json_chars(count: usize, sum: usize) -> usize {
 }
 
 /// The request's estimated tokens: system prompt, history and tool schemas.
-pub fn estimate_tokens(system_prompt_chars: usize, history_chars: &[usize], schema_chars: &[usize]) -> usize {
-    let history = history_chars.iter().fold(0usize, |a, &b| a.saturating_add(b));
-    let schemas = schema_chars.iter().fold(0usize, |a, &b| a.saturating_add(b));
+pub fn estimate_tokens(
+    system_prompt_chars: usize,
+    history_chars: &[usize],
+    schema_chars: &[usize],
+) -> usize {
+    let history = history_chars
+        .iter()
+        .fold(0usize, |a, &b| a.saturating_add(b));
+    let schemas = schema_chars
+        .iter()
+        .fold(0usize, |a, &b| a.saturating_add(b));
     ceil_tokens(system_prompt_chars)
         .saturating_add(history / CHARS_PER_TOKEN)
         .saturating_add(ceil_tokens(tools_json_chars(schema_chars.len(), schemas)))
@@ -90,7 +98,8 @@ pub fn fit_request(req: &FitRequest<'_>) -> FitOutcome {
         .tools
         .iter()
         .fold(0usize, |a, t| a.saturating_add(t.schema_chars));
-    let estimate = |count: usize, sum: usize| base.saturating_add(ceil_tokens(tools_json_chars(count, sum)));
+    let estimate =
+        |count: usize, sum: usize| base.saturating_add(ceil_tokens(tools_json_chars(count, sum)));
 
     // Droppable tools, first to keep first: the fit pops from the end.
     let mut droppable: Vec<(usize, &FitTool)> = req
@@ -197,7 +206,10 @@ mod tests {
         assert_eq!(out.estimate_tokens, 500);
         assert!(out.fits);
         // One token less and the next lowest goes too.
-        let out = fit_request(&FitRequest { budget_tokens: 499, ..fit_args(&t, Some(&[2, 0, 3, 1])) });
+        let out = fit_request(&FitRequest {
+            budget_tokens: 499,
+            ..fit_args(&t, Some(&[2, 0, 3, 1]))
+        });
         assert_eq!(out.dropped, vec![1, 3]);
     }
 
@@ -214,7 +226,10 @@ mod tests {
     #[test]
     fn unranked_drops_from_the_end_of_registration_order() {
         let t = tools(&[398, 398, 398, 398]);
-        let out = fit_request(&FitRequest { budget_tokens: 1, ..fit_args(&t, None) });
+        let out = fit_request(&FitRequest {
+            budget_tokens: 1,
+            ..fit_args(&t, None)
+        });
         assert_eq!(out.dropped, vec![3, 2, 1]);
         assert_eq!(out.kept, vec![0]);
         assert!(!out.fits); // at least one routed tool stays even over budget
@@ -223,7 +238,10 @@ mod tests {
     #[test]
     fn tools_missing_from_the_ranking_go_first() {
         let t = tools(&[398, 398, 398, 398]);
-        let out = fit_request(&FitRequest { budget_tokens: 1, ..fit_args(&t, Some(&[3, 1])) });
+        let out = fit_request(&FitRequest {
+            budget_tokens: 1,
+            ..fit_args(&t, Some(&[3, 1]))
+        });
         assert_eq!(out.dropped, vec![2, 0, 1]);
         assert_eq!(out.kept, vec![3]);
     }
@@ -234,12 +252,24 @@ mod tests {
         if let Some(first) = t.first_mut() {
             first.always_included = true;
         }
-        let out = fit_request(&FitRequest { budget_tokens: 1, ..fit_args(&t, Some(&[1, 2, 3])) });
+        let out = fit_request(&FitRequest {
+            budget_tokens: 1,
+            ..fit_args(&t, Some(&[1, 2, 3]))
+        });
         assert_eq!(out.dropped, vec![3, 2]);
         assert_eq!(out.kept, vec![0, 1]);
         // Only always-included tools: nothing to drop.
-        let all: Vec<FitTool> = t.iter().map(|x| FitTool { always_included: true, ..*x }).collect();
-        let out = fit_request(&FitRequest { budget_tokens: 1, ..fit_args(&all, None) });
+        let all: Vec<FitTool> = t
+            .iter()
+            .map(|x| FitTool {
+                always_included: true,
+                ..*x
+            })
+            .collect();
+        let out = fit_request(&FitRequest {
+            budget_tokens: 1,
+            ..fit_args(&all, None)
+        });
         assert!(out.dropped.is_empty());
         assert_eq!(out.kept.len(), 4);
     }
@@ -249,9 +279,18 @@ mod tests {
         // One tool of 2 bytes: JSON 4 -> 1 token; base 0. Budget 1 fits, nothing else to drop.
         let t = tools(&[2, 2]);
         // Two tools: 2 + 2 + 2 + 1 = 7 -> 2 tokens.
-        let args = FitRequest { system_prompt_chars: 0, history_chars: &[], tools: &t, ranked: None, budget_tokens: 2 };
+        let args = FitRequest {
+            system_prompt_chars: 0,
+            history_chars: &[],
+            tools: &t,
+            ranked: None,
+            budget_tokens: 2,
+        };
         assert!(fit_request(&args).dropped.is_empty());
-        let out = fit_request(&FitRequest { budget_tokens: 1, ..args });
+        let out = fit_request(&FitRequest {
+            budget_tokens: 1,
+            ..args
+        });
         assert_eq!(out.dropped, vec![1]);
         assert_eq!(out.estimate_tokens, 1);
         assert!(out.fits);
@@ -273,7 +312,11 @@ mod tests {
         let fit_tools: Vec<FitTool> = sel
             .selected
             .iter()
-            .map(|&id| FitTool { id, schema_chars: 398, always_included: false })
+            .map(|&id| FitTool {
+                id,
+                schema_chars: 398,
+                always_included: false,
+            })
             .collect();
         let out = fit_request(&FitRequest {
             system_prompt_chars: 0,
@@ -283,13 +326,17 @@ mod tests {
             budget_tokens: 150,
         });
         assert_eq!(out.dropped, vec![2, 1]); // the named tool goes first
-        // Ranked: the named (pinned) tool ranks first and survives.
+                                             // Ranked: the named (pinned) tool ranks first and survives.
         let sel = Router::new(2).filter(&t, "please run named_tool", "", None, &[]);
         assert!(sel.engaged);
         let fit_tools: Vec<FitTool> = sel
             .selected
             .iter()
-            .map(|&id| FitTool { id, schema_chars: 398, always_included: false })
+            .map(|&id| FitTool {
+                id,
+                schema_chars: 398,
+                always_included: false,
+            })
             .collect();
         let out = fit_request(&FitRequest {
             system_prompt_chars: 0,

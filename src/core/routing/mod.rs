@@ -28,4 +28,6 @@ pub use budget::{model_budget, resolve_budget, DEFAULT_BUDGET, MODEL_BUDGETS, UN
 pub use fit::{estimate_tokens, fit_request, FitOutcome, FitRequest, FitTool};
 pub use profiles::{resolve as resolve_profile, DanglingMember, Profile, UnknownProfile};
 pub use result_cap::{cap_result, cap_result_bytes, DEFAULT_MAX_TOOL_RESULT_TOKENS};
-pub use router::{prepare, prepare_all, PreparedTool, RankedTool, Router, Selection, ToolDescriptor};
+pub use router::{
+    prepare, prepare_all, PreparedTool, RankedTool, Router, Selection, ToolDescriptor,
+};

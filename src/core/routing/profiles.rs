@@ -111,12 +111,16 @@ pub fn max_tools(profile: &str) -> usize {
 
 /// Request token budget for a profile given by name; unknown names get 0 (none).
 pub fn request_budget(profile: &str) -> usize {
-    profile.parse::<Profile>().map_or(0, Profile::request_budget)
+    profile
+        .parse::<Profile>()
+        .map_or(0, Profile::request_budget)
 }
 
 /// Skill context ceiling for a profile given by name; unknown names get 0 (none).
 pub fn skill_context_chars(profile: &str) -> usize {
-    profile.parse::<Profile>().map_or(0, Profile::skill_context_chars)
+    profile
+        .parse::<Profile>()
+        .map_or(0, Profile::skill_context_chars)
 }
 
 /// Picks the profile for a provider and model, so small local models get a small tool set.
@@ -310,24 +314,45 @@ mod tests {
     fn deny_lists_and_groups() {
         let names = ["tool_a", "tool_b", "tool_c", "tool_d"];
         assert_eq!(filter_denied(&names, &s(&["tool_b"]), &[]), vec![0, 2, 3]);
-        assert_eq!(filter_denied(&names, &s(&["tool_b", "tool_d"]), &[]), vec![0, 2]);
+        assert_eq!(
+            filter_denied(&names, &s(&["tool_b", "tool_d"]), &[]),
+            vec![0, 2]
+        );
         assert_eq!(filter_denied(&names, &[], &[]), vec![0, 1, 2, 3]);
-        assert_eq!(filter_denied(&names, &s(&["tool_z"]), &[]), vec![0, 1, 2, 3]);
-        assert_eq!(filter_denied(&names, &s(&["TOOL_A"]), &[]), vec![0, 1, 2, 3]);
+        assert_eq!(
+            filter_denied(&names, &s(&["tool_z"]), &[]),
+            vec![0, 1, 2, 3]
+        );
+        assert_eq!(
+            filter_denied(&names, &s(&["TOOL_A"]), &[]),
+            vec![0, 1, 2, 3]
+        );
 
         let names = ["posts", "users", "database", "logs", "media"];
         let groups = vec![("group:system".to_string(), s(&["database", "logs"]))];
-        assert_eq!(filter_denied(&names, &s(&["group:system"]), &groups), vec![0, 1, 4]);
-        assert_eq!(filter_denied(&names, &s(&["group:system", "media"]), &groups), vec![0, 1]);
+        assert_eq!(
+            filter_denied(&names, &s(&["group:system"]), &groups),
+            vec![0, 1, 4]
+        );
+        assert_eq!(
+            filter_denied(&names, &s(&["group:system", "media"]), &groups),
+            vec![0, 1]
+        );
 
         // An unknown group reference is just a tool name.
         let names = ["posts", "users", "group:unknown"];
-        assert_eq!(filter_denied(&names, &s(&["group:unknown"]), &groups), vec![0, 1]);
+        assert_eq!(
+            filter_denied(&names, &s(&["group:unknown"]), &groups),
+            vec![0, 1]
+        );
 
         // A typo inside a group denies nothing, silently.
         let names = ["file_write", "file_edit"];
         let groups = vec![("group:writes".to_string(), s(&["file_wirte", "file_edit"]))];
-        assert_eq!(filter_denied(&names, &s(&["group:writes"]), &groups), vec![0]);
+        assert_eq!(
+            filter_denied(&names, &s(&["group:writes"]), &groups),
+            vec![0]
+        );
     }
 
     #[test]
@@ -337,7 +362,10 @@ mod tests {
             ("group:w".to_string(), s(&["zip_package"])),
         ];
         assert_eq!(
-            resolve_names(&s(&["shell_exec", "group:w", "shell_exec", "zip_package"]), &groups),
+            resolve_names(
+                &s(&["shell_exec", "group:w", "shell_exec", "zip_package"]),
+                &groups
+            ),
             s(&["shell_exec", "zip_package"])
         );
         assert!(resolve_names(&[], &groups).is_empty());
@@ -362,7 +390,13 @@ mod tests {
 
     #[test]
     fn spec_deny_example() {
-        let names = ["shell_exec", "file_read", "file_write", "file_edit", "code_search"];
+        let names = [
+            "shell_exec",
+            "file_read",
+            "file_write",
+            "file_edit",
+            "code_search",
+        ];
         let groups = vec![("group:writes".to_string(), s(&["file_write", "file_edit"]))];
         let kept = filter_denied(&names, &s(&["shell_exec", "group:writes"]), &groups);
         assert_eq!(kept, vec![1, 4]);

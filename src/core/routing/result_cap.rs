@@ -27,7 +27,9 @@ fn limit_bytes(max_tokens: i64) -> Option<usize> {
     if max_tokens <= 0 {
         return None;
     }
-    usize::try_from(max_tokens).ok()?.checked_mul(CHARS_PER_TOKEN)
+    usize::try_from(max_tokens)
+        .ok()?
+        .checked_mul(CHARS_PER_TOKEN)
 }
 
 /// Cuts a tool result at `max_tokens` estimated tokens and appends the note; 0 disables.
@@ -82,7 +84,10 @@ mod tests {
     #[test]
     fn default_ceiling_at_the_limit_and_one_past() {
         let at = "a".repeat(10_000);
-        assert!(matches!(cap_result(&at, DEFAULT_MAX_TOOL_RESULT_TOKENS), Cow::Borrowed(_)));
+        assert!(matches!(
+            cap_result(&at, DEFAULT_MAX_TOOL_RESULT_TOKENS),
+            Cow::Borrowed(_)
+        ));
         let past = "a".repeat(10_001);
         let out = cap_result(&past, DEFAULT_MAX_TOOL_RESULT_TOKENS);
         assert_eq!(out, format!("{}{NOTE_2500}", "a".repeat(10_000)));
@@ -118,7 +123,10 @@ mod tests {
     #[test]
     fn byte_variant_matches_and_copes_with_invalid_utf8() {
         for s in ["€€€", "ééé", "abcdefghi", "a😀😀"] {
-            assert_eq!(cap_result_bytes(s.as_bytes(), 1).as_ref(), cap_result(s, 1).as_bytes());
+            assert_eq!(
+                cap_result_bytes(s.as_bytes(), 1).as_ref(),
+                cap_result(s, 1).as_bytes()
+            );
         }
         let junk = [0x80u8; 10];
         let out = cap_result_bytes(&junk, 1);

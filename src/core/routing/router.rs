@@ -221,7 +221,10 @@ pub fn prepared_cache_len() -> usize {
 /// is a new entry; when it reaches [`PREPARED_CACHE_CAPACITY`] it is emptied and refilled.
 /// Misses are tokenised outside the lock, so one large registry never blocks other threads.
 pub fn prepare_all(descriptors: &[ToolDescriptor]) -> Vec<Arc<PreparedTool>> {
-    let keys: Vec<u64> = descriptors.iter().map(ToolDescriptor::content_hash).collect();
+    let keys: Vec<u64> = descriptors
+        .iter()
+        .map(ToolDescriptor::content_hash)
+        .collect();
     let mut found: Vec<Option<Arc<PreparedTool>>> = {
         let cache = PREPARED.lock().unwrap_or_else(|e| e.into_inner());
         descriptors
@@ -626,20 +629,37 @@ mod tests {
         model: &str,
         profile: Option<Profile>,
     ) -> Vec<String> {
-        names(tools, &Router::new(budget).filter(tools, message, model, profile, &[]))
+        names(
+            tools,
+            &Router::new(budget).filter(tools, message, model, profile, &[]),
+        )
     }
 
     /// The reference test suite's fifteen-tool store registry.
     fn store() -> Vec<ToolDescriptor> {
         let described = [
-            ("product_tool", "list and search products in the store catalog"),
+            (
+                "product_tool",
+                "list and search products in the store catalog",
+            ),
             ("order_tool", "create and update customer orders"),
             ("coupon_tool", "manage discount coupons"),
         ];
         [
-            "file_read", "file_write", "shell_exec", "http_request", "code_search",
-            "project_info", "zip_package", "product_tool", "order_tool", "coupon_tool",
-            "fixture_tool_1", "fixture_tool_2", "fixture_tool_3", "fixture_tool_4",
+            "file_read",
+            "file_write",
+            "shell_exec",
+            "http_request",
+            "code_search",
+            "project_info",
+            "zip_package",
+            "product_tool",
+            "order_tool",
+            "coupon_tool",
+            "fixture_tool_1",
+            "fixture_tool_2",
+            "fixture_tool_3",
+            "fixture_tool_4",
             "fixture_tool_5",
         ]
         .iter()
@@ -656,24 +676,44 @@ mod tests {
     #[test]
     fn budget_from_model_and_explicit_budget() {
         let t = store();
-        assert_eq!(run(0, &t, "do something generic", "claude-haiku-4-5", None).len(), 6);
-        assert_eq!(run(0, &t, "unrelated request", "claude-haiku-4-5", None).len(), 6);
+        assert_eq!(
+            run(0, &t, "do something generic", "claude-haiku-4-5", None).len(),
+            6
+        );
+        assert_eq!(
+            run(0, &t, "unrelated request", "claude-haiku-4-5", None).len(),
+            6
+        );
         assert_eq!(run(0, &t, "", "claude-haiku-4-5", None).len(), 6);
         assert_eq!(run(3, &t, "generic", "claude-opus-4", None).len(), 3);
         assert_eq!(run(0, &t, "generic", "claude-opus-4", None).len(), 15);
-        assert_eq!(run(Router::UNLIMITED, &t, "x", "claude-haiku", None).len(), 15);
+        assert_eq!(
+            run(Router::UNLIMITED, &t, "x", "claude-haiku", None).len(),
+            15
+        );
         assert_eq!(run(-7, &t, "x", "claude-haiku", None).len(), 6);
     }
 
     #[test]
     fn every_model_fragment_sets_the_offer_size() {
-        let t: Vec<ToolDescriptor> = (0..40).map(|n| tool(&format!("probe_tool_{n}"), "probe")).collect();
+        let t: Vec<ToolDescriptor> = (0..40)
+            .map(|n| tool(&format!("probe_tool_{n}"), "probe"))
+            .collect();
         for (model, want) in [
-            ("claude-opus-5", 20), ("claude-sonnet-5", 12), ("gpt-4o-mini", 8),
-            ("gpt-3.5-turbo", 5), ("gemini-2.5-pro", 15), ("gemini-3.5-flash-lite", 6),
-            ("qwen2.5:7b", 10), ("", 10),
+            ("claude-opus-5", 20),
+            ("claude-sonnet-5", 12),
+            ("gpt-4o-mini", 8),
+            ("gpt-3.5-turbo", 5),
+            ("gemini-2.5-pro", 15),
+            ("gemini-3.5-flash-lite", 6),
+            ("qwen2.5:7b", 10),
+            ("", 10),
         ] {
-            assert_eq!(run(0, &t, "unrelated question about nothing", model, None).len(), want, "{model}");
+            assert_eq!(
+                run(0, &t, "unrelated question about nothing", model, None).len(),
+                want,
+                "{model}"
+            );
         }
     }
 
@@ -696,16 +736,36 @@ mod tests {
     #[test]
     fn pinning_by_class_name_and_snake_case() {
         let t = store();
-        assert!(run(0, &t, "please use ShellTool to list processes", "claude-haiku-4-5", None)
+        assert!(run(
+            0,
+            &t,
+            "please use ShellTool to list processes",
+            "claude-haiku-4-5",
+            None
+        )
+        .contains(&"shell_exec".to_string()));
+        assert!(run(0, &t, "use ShellTool now", "gpt-4o-mini", None)
             .contains(&"shell_exec".to_string()));
-        assert!(run(0, &t, "use ShellTool now", "gpt-4o-mini", None).contains(&"shell_exec".to_string()));
-        let out = run(0, &t, "run product_tool for the store", "claude-haiku-4-5", None);
+        let out = run(
+            0,
+            &t,
+            "run product_tool for the store",
+            "claude-haiku-4-5",
+            None,
+        );
         assert!(out.contains(&"product_tool".to_string()));
         assert!(!out.contains(&"order_tool".to_string()));
         // A partial mention pins in both directions.
-        let t = vec![tool("wc_get_customer", ""), tool("b_tool", ""), tool("c_tool", "")];
+        let t = vec![
+            tool("wc_get_customer", ""),
+            tool("b_tool", ""),
+            tool("c_tool", ""),
+        ];
         assert_eq!(run(1, &t, "call wc_get", "", None), vec!["wc_get_customer"]);
-        assert_eq!(run(1, &t, "call wc_get_customer_v2", "", None), vec!["wc_get_customer"]);
+        assert_eq!(
+            run(1, &t, "call wc_get_customer_v2", "", None),
+            vec!["wc_get_customer"]
+        );
     }
 
     #[test]
@@ -718,7 +778,16 @@ mod tests {
                 ..tool("loser_tool", "publish an article to the site")
             },
         ];
-        assert_eq!(run(1, &t, "publish article using winner_tool", "gpt-3.5-turbo", None), vec!["winner_tool"]);
+        assert_eq!(
+            run(
+                1,
+                &t,
+                "publish article using winner_tool",
+                "gpt-3.5-turbo",
+                None
+            ),
+            vec!["winner_tool"]
+        );
         let sel = Router::new(1).filter(&t, "winner_tool and loser_tool", "", None, &[]);
         assert_eq!(sel.selected, vec![1, 0]); // sorted by name: loser_tool, winner_tool
         assert_eq!(sel.pinned, vec![0, 1]);
@@ -738,11 +807,19 @@ mod tests {
 
     #[test]
     fn load_skill_is_always_pinned() {
-        let t = vec![tool("zeta_tool", "x"), tool("load_skill", "y"), tool("alpha_tool", "x")];
+        let t = vec![
+            tool("zeta_tool", "x"),
+            tool("load_skill", "y"),
+            tool("alpha_tool", "x"),
+        ];
         let sel = Router::new(1).filter(&t, "nothing at all", "", None, &[]);
         assert_eq!(sel.pinned, vec![1]);
         assert_eq!(sel.selected, vec![1]);
-        let t = vec![tool("zeta_tool", "x"), tool("Load_Skill", "y"), tool("alpha_tool", "x")];
+        let t = vec![
+            tool("zeta_tool", "x"),
+            tool("Load_Skill", "y"),
+            tool("alpha_tool", "x"),
+        ];
         assert_eq!(Router::new(1).filter(&t, "", "", None, &[]).pinned, vec![1]);
     }
 
@@ -753,32 +830,59 @@ mod tests {
             tool("alpha_tool", "publish an article to the site"),
             with_intents("beta_tool", "unrelated helper", &["publish article"]),
         ];
-        assert_eq!(run(1, &t, "publish article now", "gpt-3.5-turbo", None), vec!["beta_tool"]);
+        assert_eq!(
+            run(1, &t, "publish article now", "gpt-3.5-turbo", None),
+            vec!["beta_tool"]
+        );
         let t = vec![
-            ToolDescriptor { tags: vec!["catalog".into()], ..tool("aaa_tool", "") },
-            ToolDescriptor { domains: vec!["catalog".into()], ..tool("bbb_tool", "") },
+            ToolDescriptor {
+                tags: vec!["catalog".into()],
+                ..tool("aaa_tool", "")
+            },
+            ToolDescriptor {
+                domains: vec!["catalog".into()],
+                ..tool("bbb_tool", "")
+            },
         ];
         assert_eq!(run(1, &t, "catalog question", "", None), vec!["bbb_tool"]);
         let t = vec![
-            ToolDescriptor { examples: vec!["catalog".into()], ..tool("aaa_tool", "") },
-            ToolDescriptor { tags: vec!["catalog".into()], ..tool("bbb_tool", "") },
+            ToolDescriptor {
+                examples: vec!["catalog".into()],
+                ..tool("aaa_tool", "")
+            },
+            ToolDescriptor {
+                tags: vec!["catalog".into()],
+                ..tool("bbb_tool", "")
+            },
         ];
         assert_eq!(run(1, &t, "catalog", "", None), vec!["bbb_tool"]);
         let t = vec![
             tool("aaa_tool", "catalog"),
-            ToolDescriptor { examples: vec!["catalog".into()], ..tool("bbb_tool", "") },
+            ToolDescriptor {
+                examples: vec!["catalog".into()],
+                ..tool("bbb_tool", "")
+            },
         ];
         assert_eq!(run(1, &t, "catalog", "", None), vec!["bbb_tool"]);
-        let t = vec![tool("alpha_tool", "reads invoices from the database"), tool("beta_tool", "unrelated helper")];
+        let t = vec![
+            tool("alpha_tool", "reads invoices from the database"),
+            tool("beta_tool", "unrelated helper"),
+        ];
         assert_eq!(run(1, &t, "read an invoice", "", None), vec!["alpha_tool"]);
     }
 
     #[test]
     fn intents_match_by_word_overlap_not_whole_phrase() {
         // "look up an invoice" has keywords look, invoice; the message shares only "invoice".
-        let t = vec![with_intents("inv_tool", "", &["look up an invoice"]), tool("other_tool", "")];
+        let t = vec![
+            with_intents("inv_tool", "", &["look up an invoice"]),
+            tool("other_tool", ""),
+        ];
         let sel = Router::new(1).filter(&t, "invoice", "", None, &[]);
-        assert_eq!(sel.ranked.first().map(|r| (r.index, r.score)), Some((0, 16.0)));
+        assert_eq!(
+            sel.ranked.first().map(|r| (r.index, r.score)),
+            Some((0, 16.0))
+        );
     }
 
     #[test]
@@ -794,11 +898,50 @@ mod tests {
             });
             v
         };
-        assert_eq!(run(1, &tied("user_tool", &["editor", "login"]), "List the editors with their logins.", "", None), vec!["user_tool"]);
-        assert_eq!(run(1, &tied("category_tool", &["category"]), "List the categories.", "", None), vec!["category_tool"]);
-        assert_eq!(run(1, &tied("gas_tool", &["gas"]), "List the gas readings.", "", None), vec!["gas_tool"]);
-        assert_eq!(run(1, &tied("status_tool", &["statuses"]), "status please", "", None), vec!["status_tool"]);
-        assert_eq!(run(1, &tied("news_tool", &["editor"]), "editors", "", None), vec!["news_tool"]);
+        assert_eq!(
+            run(
+                1,
+                &tied("user_tool", &["editor", "login"]),
+                "List the editors with their logins.",
+                "",
+                None
+            ),
+            vec!["user_tool"]
+        );
+        assert_eq!(
+            run(
+                1,
+                &tied("category_tool", &["category"]),
+                "List the categories.",
+                "",
+                None
+            ),
+            vec!["category_tool"]
+        );
+        assert_eq!(
+            run(
+                1,
+                &tied("gas_tool", &["gas"]),
+                "List the gas readings.",
+                "",
+                None
+            ),
+            vec!["gas_tool"]
+        );
+        assert_eq!(
+            run(
+                1,
+                &tied("status_tool", &["statuses"]),
+                "status please",
+                "",
+                None
+            ),
+            vec!["status_tool"]
+        );
+        assert_eq!(
+            run(1, &tied("news_tool", &["editor"]), "editors", "", None),
+            vec!["news_tool"]
+        );
     }
 
     #[test]
@@ -806,25 +949,49 @@ mod tests {
         let t = vec![
             tool("code_search", "Locate occurrences in the tree."),
             tool("file_read", "Return the file contents."),
-            tool("filler_one", "x"), tool("filler_two", "x"), tool("filler_three", "x"),
-            tool("filler_four", "x"), tool("filler_five", "x"),
+            tool("filler_one", "x"),
+            tool("filler_two", "x"),
+            tool("filler_three", "x"),
+            tool("filler_four", "x"),
+            tool("filler_five", "x"),
         ];
-        assert_eq!(run(1, &t, "search for JPATH_ROOT", "", None), vec!["code_search"]);
+        assert_eq!(
+            run(1, &t, "search for JPATH_ROOT", "", None),
+            vec!["code_search"]
+        );
     }
 
     #[test]
     fn relevant_tool_declared_last_is_found() {
-        let mut t: Vec<ToolDescriptor> = (0..29).map(|i| tool(&format!("filler_{i:02}"), "unrelated filler tool")).collect();
-        t.push(tool("invoice_lookup", "Look up a customer invoice by number."));
-        let out = run(5, &t, "look up an invoice for a customer", "gpt-3.5-turbo", None);
+        let mut t: Vec<ToolDescriptor> = (0..29)
+            .map(|i| tool(&format!("filler_{i:02}"), "unrelated filler tool"))
+            .collect();
+        t.push(tool(
+            "invoice_lookup",
+            "Look up a customer invoice by number.",
+        ));
+        let out = run(
+            5,
+            &t,
+            "look up an invoice for a customer",
+            "gpt-3.5-turbo",
+            None,
+        );
         assert_eq!(out.len(), 5);
         assert!(out.contains(&"invoice_lookup".to_string()));
     }
 
     #[test]
     fn ties_break_on_name_never_on_declaration_order() {
-        let t = vec![tool("zzz_tool", "same words here"), tool("aaa_tool", "same words here"), tool("mmm_tool", "same words here")];
-        assert_eq!(run(2, &t, "completely unrelated", "", None), vec!["aaa_tool", "mmm_tool"]);
+        let t = vec![
+            tool("zzz_tool", "same words here"),
+            tool("aaa_tool", "same words here"),
+            tool("mmm_tool", "same words here"),
+        ];
+        assert_eq!(
+            run(2, &t, "completely unrelated", "", None),
+            vec!["aaa_tool", "mmm_tool"]
+        );
         // Names compare lowercased.
         let t = vec![tool("Zed", ""), tool("alpha", ""), tool("Beta", "")];
         assert_eq!(run(2, &t, "", "", None), vec!["alpha", "Beta"]);
@@ -832,10 +999,18 @@ mod tests {
 
     #[test]
     fn identical_sets_come_back_identical_and_sorted() {
-        let t: Vec<ToolDescriptor> = ["shell_exec", "file_read", "http_request", "code_search", "db_query", "zip_package", "project_info"]
-            .iter()
-            .map(|n| tool(n, &format!("The {n} tool.")))
-            .collect();
+        let t: Vec<ToolDescriptor> = [
+            "shell_exec",
+            "file_read",
+            "http_request",
+            "code_search",
+            "db_query",
+            "zip_package",
+            "project_info",
+        ]
+        .iter()
+        .map(|n| tool(n, &format!("The {n} tool.")))
+        .collect();
         let r = Router::new(5);
         let a = r.filter(&t, "shell file http code db", "", None, &[]);
         let b = r.filter(&t, "db code http file shell", "", None, &[]);
@@ -847,10 +1022,12 @@ mod tests {
     }
 
     fn list_heavy() -> Vec<ToolDescriptor> {
-        let mut t: Vec<ToolDescriptor> = ["a_list", "b_list", "c_list", "d_list", "e_list", "f_list", "g_list", "h_list"]
-            .iter()
-            .map(|n| with_intents(n, "generic helper", &["list items"]))
-            .collect();
+        let mut t: Vec<ToolDescriptor> = [
+            "a_list", "b_list", "c_list", "d_list", "e_list", "f_list", "g_list", "h_list",
+        ]
+        .iter()
+        .map(|n| with_intents(n, "generic helper", &["list items"]))
+        .collect();
         t.push(with_intents("x_posts", "generic helper", &["show posts"]));
         t.push(with_intents("y_posts", "generic helper", &["show posts"]));
         t
@@ -869,7 +1046,10 @@ mod tests {
         let best = sel.ranked.first().map_or(0.0, |r| r.score);
         assert!((best - 17.0 * (10.0_f64 / 2.0).ln()).abs() < 1e-9, "{best}");
         let third = sel.ranked.get(2).map_or(0.0, |r| r.score);
-        assert!((third - 17.0 * (10.0_f64 / 8.0).ln()).abs() < 1e-9, "{third}");
+        assert!(
+            (third - 17.0 * (10.0_f64 / 8.0).ln()).abs() < 1e-9,
+            "{third}"
+        );
         assert_eq!(sel.chosen_order.first(), Some(&8)); // x_posts ranks first, y_posts second
         assert_eq!(sel.fit_ranking(), Some(&[8usize, 9][..]));
     }
@@ -893,10 +1073,21 @@ mod tests {
             with_intents("wc_reviews", "", &["customer feedback"]),
             with_intents("wp_menus", "", &["navigation notes"]),
         ];
-        let sel = Router::new(1).filter(&t, "list customer customer customer customer", "", None, &[]);
+        let sel = Router::new(1).filter(
+            &t,
+            "list customer customer customer customer",
+            "",
+            None,
+            &[],
+        );
         let scores: Vec<(usize, f64)> = sel.ranked.iter().map(|r| (r.index, r.score)).collect();
         let damped = 2.0_f64.ln() / (1.0 + 4.0_f64.ln());
-        let want = [(0, 16.0 * 4.0_f64.ln()), (1, 17.0 * damped), (2, 16.0 * damped), (3, 0.0)];
+        let want = [
+            (0, 16.0 * 4.0_f64.ln()),
+            (1, 17.0 * damped),
+            (2, 16.0 * damped),
+            (3, 0.0),
+        ];
         for ((gi, gs), (wi, ws)) in scores.iter().zip(want) {
             assert_eq!(*gi, wi);
             assert!((gs - ws).abs() < 1e-9, "{gi}: {gs} vs {ws}");
@@ -907,30 +1098,47 @@ mod tests {
     fn a_long_paste_does_not_outrank_the_request() {
         let t = vec![
             with_intents("wp_query", "generic helper", &["list posts"]),
-            with_intents("wc_get_customer", "generic helper", &["customer statistics"]),
+            with_intents(
+                "wc_get_customer",
+                "generic helper",
+                &["customer statistics"],
+            ),
             with_intents("wc_reviews", "generic helper", &["customer feedback"]),
             with_intents("wp_menus", "generic helper", &["navigation notes"]),
         ];
-        let paste: String = "Meeting notes: customer feedback and navigation plans for the quarter. "
-            .repeat(400)
-            .chars()
-            .take(6000)
-            .collect();
+        let paste: String =
+            "Meeting notes: customer feedback and navigation plans for the quarter. "
+                .repeat(400)
+                .chars()
+                .take(6000)
+                .collect();
         let after = format!("List the latest posts. My notes: {paste}");
         let before = format!("{paste} Ignore the notes above. List the latest posts.");
         assert_eq!(run(1, &t, &after, "", None), vec!["wp_query"]);
         assert_eq!(run(1, &t, &before, "", None), vec!["wp_query"]);
         let neutral = "lorem ipsum dolor sit amet. ".repeat(30);
-        assert_eq!(run(1, &t, &format!("{neutral}List the latest posts. {neutral}"), "", None), vec!["wp_query"]);
+        assert_eq!(
+            run(
+                1,
+                &t,
+                &format!("{neutral}List the latest posts. {neutral}"),
+                "",
+                None
+            ),
+            vec!["wp_query"]
+        );
     }
 
     #[test]
     fn under_three_tools_every_word_weighs_one() {
         // Two tools both carrying "list": with IDF it would weigh ln(2/2) = 0.
-        let t = vec![with_intents("alpha", "generic helper", &["list items"]), with_intents("beta", "generic helper", &["list items"])];
+        let t = vec![
+            with_intents("alpha", "generic helper", &["list items"]),
+            with_intents("beta", "generic helper", &["list items"]),
+        ];
         assert!(Router::confidence(&t, "list") > 0.0);
         assert_eq!(Router::confidence(&t, "list"), 0.5); // 16 / 32
-        // Repeats are not damped either: 16 / 32 still.
+                                                         // Repeats are not damped either: 16 / 32 still.
         assert_eq!(Router::confidence(&t, "list list list"), 0.5);
     }
 
@@ -942,7 +1150,13 @@ mod tests {
         assert!(common > 0.0 && common < rare);
         // 17 * ln(10/8) / 32 = 0.118546 -> 0.1185
         assert_eq!(common, 0.1185);
-        assert_eq!(Router::confidence(&[tool("alpha_tool", "unrelated helper")], "something entirely different"), 0.0);
+        assert_eq!(
+            Router::confidence(
+                &[tool("alpha_tool", "unrelated helper")],
+                "something entirely different"
+            ),
+            0.0
+        );
         let strong_tools = vec![ToolDescriptor {
             intents: vec!["invoice lookup".into()],
             domains: vec!["invoice".into()],
@@ -956,27 +1170,83 @@ mod tests {
     }
 
     fn floor_tools() -> Vec<ToolDescriptor> {
-        let mut t = vec![with_intents("invoice_lookup", "generic helper", &["look up an invoice"])];
-        t.extend(["beta_tool", "gamma_tool", "delta_tool", "epsilon_tool", "zeta_tool"].iter().map(|n| tool(n, "generic helper")));
+        let mut t = vec![with_intents(
+            "invoice_lookup",
+            "generic helper",
+            &["look up an invoice"],
+        )];
+        t.extend(
+            [
+                "beta_tool",
+                "gamma_tool",
+                "delta_tool",
+                "epsilon_tool",
+                "zeta_tool",
+            ]
+            .iter()
+            .map(|n| tool(n, "generic helper")),
+        );
         t
     }
 
     #[test]
     fn minimal_profile_floor() {
         let t = floor_tools();
-        assert_eq!(run(5, &t, "look up an invoice", "qwen2.5:7b", Some(Profile::Minimal)), vec!["invoice_lookup"]);
-        assert_eq!(run(5, &t, "look up an invoice", "qwen2.5:7b", None).len(), 5);
-        assert_eq!(run(5, &t, "look up an invoice", "qwen2.5:7b", Some(Profile::Standard)).len(), 5);
+        assert_eq!(
+            run(
+                5,
+                &t,
+                "look up an invoice",
+                "qwen2.5:7b",
+                Some(Profile::Minimal)
+            ),
+            vec!["invoice_lookup"]
+        );
+        assert_eq!(
+            run(5, &t, "look up an invoice", "qwen2.5:7b", None).len(),
+            5
+        );
+        assert_eq!(
+            run(
+                5,
+                &t,
+                "look up an invoice",
+                "qwen2.5:7b",
+                Some(Profile::Standard)
+            )
+            .len(),
+            5
+        );
         // Nothing matches: the floor is off and the cap is filled.
-        let t3 = vec![tool("alpha_tool", "generic helper"), tool("beta_tool", "generic helper"), tool("gamma_tool", "generic helper")];
-        assert_eq!(run(2, &t3, "completely unrelated words", "", Some(Profile::Minimal)).len(), 2);
+        let t3 = vec![
+            tool("alpha_tool", "generic helper"),
+            tool("beta_tool", "generic helper"),
+            tool("gamma_tool", "generic helper"),
+        ];
+        assert_eq!(
+            run(
+                2,
+                &t3,
+                "completely unrelated words",
+                "",
+                Some(Profile::Minimal)
+            )
+            .len(),
+            2
+        );
         // A named tool survives the floor.
         let t = vec![
             with_intents("invoice_lookup", "generic helper", &["look up an invoice"]),
             tool("order_export", "generic helper"),
             tool("gamma_tool", "generic helper"),
         ];
-        let out = run(2, &t, "look up an invoice with order_export", "", Some(Profile::Minimal));
+        let out = run(
+            2,
+            &t,
+            "look up an invoice with order_export",
+            "",
+            Some(Profile::Minimal),
+        );
         assert_eq!(out, vec!["invoice_lookup", "order_export"]);
     }
 
@@ -1013,8 +1283,14 @@ mod tests {
 
     #[test]
     fn always_included_tools_sit_outside_the_budget() {
-        let t: Vec<ToolDescriptor> = (0..20).map(|i| tool(&format!("tool_{i:02}"), "x")).collect();
-        let always = vec!["TOOL_03".to_string(), "tool_07".to_string(), "missing_tool".to_string()];
+        let t: Vec<ToolDescriptor> = (0..20)
+            .map(|i| tool(&format!("tool_{i:02}"), "x"))
+            .collect();
+        let always = vec![
+            "TOOL_03".to_string(),
+            "tool_07".to_string(),
+            "missing_tool".to_string(),
+        ];
         let sel = Router::new(6).filter(&t, "", "", None, &always);
         assert!(sel.engaged);
         assert_eq!(sel.selected.len(), 8);
@@ -1040,7 +1316,9 @@ mod tests {
         assert!(Arc::ptr_eq(&a, &b));
         let changed = tool("cache_probe_tool", "another description");
         assert!(!Arc::ptr_eq(&a, &prepare(&changed)));
-        let many: Vec<ToolDescriptor> = (0..PREPARED_CACHE_CAPACITY + 10).map(|i| tool(&format!("bulk_{i}"), "")).collect();
+        let many: Vec<ToolDescriptor> = (0..PREPARED_CACHE_CAPACITY + 10)
+            .map(|i| tool(&format!("bulk_{i}"), ""))
+            .collect();
         let _ = prepare_all(&many);
         assert!(prepared_cache_len() <= PREPARED_CACHE_CAPACITY);
     }
@@ -1049,8 +1327,16 @@ mod tests {
     fn filter_and_filter_prepared_agree() {
         let t = store();
         let r = Router::new(0);
-        let prepared: Vec<Arc<PreparedTool>> = t.iter().map(|d| Arc::new(PreparedTool::new(d.clone()))).collect();
-        for msg in ["list products", "use ShellTool", "", "coupons discount orders"] {
+        let prepared: Vec<Arc<PreparedTool>> = t
+            .iter()
+            .map(|d| Arc::new(PreparedTool::new(d.clone())))
+            .collect();
+        for msg in [
+            "list products",
+            "use ShellTool",
+            "",
+            "coupons discount orders",
+        ] {
             assert_eq!(
                 r.filter(&t, msg, "claude-haiku", Some(Profile::Minimal), &[]),
                 r.filter_prepared(&prepared, msg, "claude-haiku", Some(Profile::Minimal), &[])

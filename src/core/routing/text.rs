@@ -184,9 +184,8 @@ pub fn counted_keywords(text: &str) -> Vec<(String, usize)> {
 }
 
 /// `use ShellTool` style mentions: the verbs and the `Tool` suffix are the reference's.
-static CAMEL_MENTION: Lazy<Option<Regex>> = Lazy::new(|| {
-    Regex::new(r"(?i-u)\b(?:use|using|with|via)\s+[A-Za-z][A-Za-z0-9]*Tool\b").ok()
-});
+static CAMEL_MENTION: Lazy<Option<Regex>> =
+    Lazy::new(|| Regex::new(r"(?i-u)\b(?:use|using|with|via)\s+[A-Za-z][A-Za-z0-9]*Tool\b").ok());
 
 /// `shell_exec` style mentions in the lowercased message.
 static SNAKE_MENTION: Lazy<Option<Regex>> =
@@ -278,7 +277,11 @@ mod tests {
             ("x -abc", &["-abc"]),
         ];
         for (text, want) in cases {
-            assert_eq!(tokens(text), want.iter().map(|s| s.to_string()).collect::<Vec<_>>(), "{text:?}");
+            assert_eq!(
+                tokens(text),
+                want.iter().map(|s| s.to_string()).collect::<Vec<_>>(),
+                "{text:?}"
+            );
         }
     }
 
@@ -340,7 +343,10 @@ mod tests {
             ("file_read_ trailing", &[]),
             ("x__y", &[]),
             ("usefileTool", &[]),
-            ("use ShellTool and shell_exec and shell_exec", &["shell", "shell_exec"]),
+            (
+                "use ShellTool and shell_exec and shell_exec",
+                &["shell", "shell_exec"],
+            ),
             ("éfile_read", &["file_read"]),
             ("use\x0BShellTool", &["shell"]), // vertical tab is whitespace, as in PCRE
             ("use \t\n FileReadTool", &["file_read"]),
