@@ -11,7 +11,7 @@ use ext_php_rs::zend::{ClassEntry, ExecuteData};
 use super::super::values;
 use super::super::zend::{self, ClassSlot, Frame, Pending, Thrown};
 use super::file_write::{getter, read_prop, string_inputs, text, MAY_BE_STRING};
-use super::{authorizer_of, raise, routing_metadata, tool_class, Extras, PhpHost};
+use super::{authorizer_of, raise, tool_class, Extras, PhpHost};
 use crate::core::tools::db_query::{self as core, Database, DbQuery};
 use crate::core::tools::{self as tools, ToolError};
 use crate::core::value::Value;
@@ -178,29 +178,7 @@ extern "C" fn execute(ex: &mut ExecuteData, rv: &mut Zval) {
     }
 }
 
-extern "C" fn name(ex: &mut ExecuteData, rv: &mut Zval) {
-    if Frame::new(ex).check_count(0, 0) {
-        *rv = zend::str_zval(core::NAME);
-    }
-}
-
-extern "C" fn description(ex: &mut ExecuteData, rv: &mut Zval) {
-    if Frame::new(ex).check_count(0, 0) {
-        *rv = zend::str_zval(core::DESCRIPTION);
-    }
-}
-
-extern "C" fn input_schema(ex: &mut ExecuteData, rv: &mut Zval) {
-    if Frame::new(ex).check_count(0, 0) {
-        *rv = values::to_zval(&core::input_schema());
-    }
-}
-
-extern "C" fn routing(ex: &mut ExecuteData, rv: &mut Zval) {
-    if Frame::new(ex).check_count(0, 0) {
-        routing_metadata(core::ROUTING, rv);
-    }
-}
+crate::php::tools::identity_handlers!();
 
 /// Register the class.
 pub fn register() -> ext_php_rs::error::Result<()> {

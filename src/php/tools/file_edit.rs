@@ -14,13 +14,12 @@ use ext_php_rs::flags::{ConstantFlags, DataType, MethodFlags};
 use ext_php_rs::types::{ZendObject, Zval};
 use ext_php_rs::zend::{ClassEntry, ExecuteData};
 
-use super::super::values;
 use super::super::zend::{self, ClassSlot, Frame, Pending};
 use super::file_write::{
     bool_arg, execute_tool, getter, long_arg, mutating_ce, nullable_string_arg, read_prop, text,
     MAY_BE_BOOL, MAY_BE_LONG, MAY_BE_STRING,
 };
-use super::{call_read_log, read_log, routing_metadata, tool_class, Extras};
+use super::{call_read_log, read_log, tool_class, Extras};
 use crate::core::security::blocked_paths::NOISE_DIRS;
 use crate::core::tools::file_edit::{self as core, FileEdit};
 
@@ -134,29 +133,7 @@ extern "C" fn execute(ex: &mut ExecuteData, rv: &mut Zval) {
     }
 }
 
-extern "C" fn name(ex: &mut ExecuteData, rv: &mut Zval) {
-    if Frame::new(ex).check_count(0, 0) {
-        *rv = zend::str_zval(core::NAME);
-    }
-}
-
-extern "C" fn description(ex: &mut ExecuteData, rv: &mut Zval) {
-    if Frame::new(ex).check_count(0, 0) {
-        *rv = zend::str_zval(core::DESCRIPTION);
-    }
-}
-
-extern "C" fn input_schema(ex: &mut ExecuteData, rv: &mut Zval) {
-    if Frame::new(ex).check_count(0, 0) {
-        *rv = values::to_zval(&core::input_schema());
-    }
-}
-
-extern "C" fn routing(ex: &mut ExecuteData, rv: &mut Zval) {
-    if Frame::new(ex).check_count(0, 0) {
-        routing_metadata(core::ROUTING, rv);
-    }
-}
+crate::php::tools::identity_handlers!();
 
 extern "C" fn reset(ex: &mut ExecuteData, _rv: &mut Zval) {
     if Frame::new(ex).check_count(0, 0) {

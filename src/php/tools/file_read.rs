@@ -21,7 +21,7 @@ use ext_php_rs::zend::{ClassEntry, ExecuteData};
 
 use super::super::values;
 use super::super::zend::{self, ClassSlot, Frame, Pending};
-use super::{call_read_log, raise, routing_metadata, tool_class, Extras, PhpHost};
+use super::{call_read_log, raise, tool_class, Extras, PhpHost};
 use crate::core::security::blocked_paths::NOISE_DIRS;
 use crate::core::tools::file_read::{self as core, FileRead};
 use crate::core::tools::{self as tools, ToolError};
@@ -256,29 +256,7 @@ extern "C" fn execute(ex: &mut ExecuteData, rv: &mut Zval) {
     }
 }
 
-extern "C" fn name(ex: &mut ExecuteData, rv: &mut Zval) {
-    if Frame::new(ex).check_count(0, 0) {
-        *rv = zend::str_zval(core::NAME);
-    }
-}
-
-extern "C" fn description(ex: &mut ExecuteData, rv: &mut Zval) {
-    if Frame::new(ex).check_count(0, 0) {
-        *rv = zend::str_zval(core::DESCRIPTION);
-    }
-}
-
-extern "C" fn input_schema(ex: &mut ExecuteData, rv: &mut Zval) {
-    if Frame::new(ex).check_count(0, 0) {
-        *rv = values::to_zval(&core::input_schema());
-    }
-}
-
-extern "C" fn routing(ex: &mut ExecuteData, rv: &mut Zval) {
-    if Frame::new(ex).check_count(0, 0) {
-        routing_metadata(core::ROUTING, rv);
-    }
-}
+crate::php::tools::identity_handlers!();
 
 extern "C" fn reset(ex: &mut ExecuteData, _rv: &mut Zval) {
     if Frame::new(ex).check_count(0, 0) {

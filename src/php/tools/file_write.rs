@@ -13,7 +13,7 @@ use ext_php_rs::zend::{ClassEntry, ExecuteData};
 use super::super::contracts::MUTATING;
 use super::super::values;
 use super::super::zend::{self, ClassSlot, Frame, Pending};
-use super::{authorizer_of, raise, routing_metadata, tool_class, Extras, PhpHost};
+use super::{authorizer_of, raise, tool_class, Extras, PhpHost};
 use crate::core::tools::file_write::{self as core, FileWrite};
 use crate::core::tools::{self as tools, NativeTool, ToolError};
 use crate::core::value::{Array, Value};
@@ -213,29 +213,7 @@ extern "C" fn execute(ex: &mut ExecuteData, rv: &mut Zval) {
     execute_tool(scope(), this, &mut tool, ht, &core::INPUT_KEYS, rv);
 }
 
-extern "C" fn name(ex: &mut ExecuteData, rv: &mut Zval) {
-    if Frame::new(ex).check_count(0, 0) {
-        *rv = zend::str_zval(core::NAME);
-    }
-}
-
-extern "C" fn description(ex: &mut ExecuteData, rv: &mut Zval) {
-    if Frame::new(ex).check_count(0, 0) {
-        *rv = zend::str_zval(core::DESCRIPTION);
-    }
-}
-
-extern "C" fn input_schema(ex: &mut ExecuteData, rv: &mut Zval) {
-    if Frame::new(ex).check_count(0, 0) {
-        *rv = values::to_zval(&core::input_schema());
-    }
-}
-
-extern "C" fn routing(ex: &mut ExecuteData, rv: &mut Zval) {
-    if Frame::new(ex).check_count(0, 0) {
-        routing_metadata(core::ROUTING, rv);
-    }
-}
+crate::php::tools::identity_handlers!();
 
 extern "C" fn workspace_root(ex: &mut ExecuteData, rv: &mut Zval) {
     let f = Frame::new(ex);

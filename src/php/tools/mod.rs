@@ -19,6 +19,50 @@
 //! static `examples()` (`[]` unless the tool has its own), `routingMetadata()` (a native
 //! ToolRoutingMetadata built from the core's four lists).
 
+/// The four identity methods every native tool answers from its core module (imported as
+/// `core`, with `NAME`, `DESCRIPTION`, `input_schema()` and `ROUTING`), written once:
+/// `name()`, `description()`, `inputSchema()` and `routingMetadata()`.
+macro_rules! identity_handlers {
+    () => {
+        extern "C" fn name(
+            ex: &mut ::ext_php_rs::zend::ExecuteData,
+            rv: &mut ::ext_php_rs::types::Zval,
+        ) {
+            if $crate::php::zend::Frame::new(ex).check_count(0, 0) {
+                *rv = $crate::php::zend::str_zval(core::NAME);
+            }
+        }
+
+        extern "C" fn description(
+            ex: &mut ::ext_php_rs::zend::ExecuteData,
+            rv: &mut ::ext_php_rs::types::Zval,
+        ) {
+            if $crate::php::zend::Frame::new(ex).check_count(0, 0) {
+                *rv = $crate::php::zend::str_zval(core::DESCRIPTION);
+            }
+        }
+
+        extern "C" fn input_schema(
+            ex: &mut ::ext_php_rs::zend::ExecuteData,
+            rv: &mut ::ext_php_rs::types::Zval,
+        ) {
+            if $crate::php::zend::Frame::new(ex).check_count(0, 0) {
+                *rv = $crate::php::values::to_zval(&core::input_schema());
+            }
+        }
+
+        extern "C" fn routing(
+            ex: &mut ::ext_php_rs::zend::ExecuteData,
+            rv: &mut ::ext_php_rs::types::Zval,
+        ) {
+            if $crate::php::zend::Frame::new(ex).check_count(0, 0) {
+                $crate::php::tools::routing_metadata(core::ROUTING, rv);
+            }
+        }
+    };
+}
+pub(crate) use identity_handlers;
+
 pub mod blocked_paths;
 pub mod catalogue;
 pub mod code_search;

@@ -37,8 +37,7 @@ use crate::core::tools::{self as tools, Host, ToolError};
 use crate::core::value::{Array, Value};
 use crate::php::contracts::{MUTATING, PER_INVOCATION};
 use crate::php::tools::{
-    authorizer_of, raise, routing_metadata, routing_method, string_list, tool_class, Extras,
-    PhpHost,
+    authorizer_of, raise, routing_method, string_list, tool_class, Extras, PhpHost,
 };
 use crate::php::values;
 use crate::php::zend::{self, ClassSlot, Frame, Pending};
@@ -345,29 +344,7 @@ extern "C" fn assert_path_not_sensitive(ex: &mut ExecuteData, _rv: &mut Zval) {
     }
 }
 
-extern "C" fn name(ex: &mut ExecuteData, rv: &mut Zval) {
-    if Frame::new(ex).check_count(0, 0) {
-        *rv = zend::str_zval(core::NAME);
-    }
-}
-
-extern "C" fn description(ex: &mut ExecuteData, rv: &mut Zval) {
-    if Frame::new(ex).check_count(0, 0) {
-        *rv = zend::str_zval(core::DESCRIPTION);
-    }
-}
-
-extern "C" fn input_schema(ex: &mut ExecuteData, rv: &mut Zval) {
-    if Frame::new(ex).check_count(0, 0) {
-        *rv = values::to_zval(&core::input_schema());
-    }
-}
-
-extern "C" fn routing(ex: &mut ExecuteData, rv: &mut Zval) {
-    if Frame::new(ex).check_count(0, 0) {
-        routing_metadata(core::ROUTING, rv);
-    }
-}
+crate::php::tools::identity_handlers!();
 
 fn property_getter(ex: &mut ExecuteData, rv: &mut Zval, prop: &str) {
     let f = Frame::new(ex);

@@ -8,9 +8,8 @@ use ext_php_rs::flags::{ConstantFlags, DataType, MethodFlags};
 use ext_php_rs::types::{ZendHashTable, ZendObject, Zval};
 use ext_php_rs::zend::ExecuteData;
 
-use super::super::values;
 use super::super::zend::{self, ClassSlot, Frame, Pending};
-use super::{authorizer_of, raise, routing_metadata, tool_class, Extras, PhpHost};
+use super::{authorizer_of, raise, tool_class, Extras, PhpHost};
 use crate::core::tools::file_write::constructed_root;
 use crate::core::tools::zip_package::{self as core, ZipPackage};
 use crate::core::tools::{self as tools, ToolError};
@@ -111,29 +110,7 @@ extern "C" fn execute(ex: &mut ExecuteData, rv: &mut Zval) {
     }
 }
 
-extern "C" fn name(ex: &mut ExecuteData, rv: &mut Zval) {
-    if Frame::new(ex).check_count(0, 0) {
-        *rv = zend::str_zval(core::NAME);
-    }
-}
-
-extern "C" fn description(ex: &mut ExecuteData, rv: &mut Zval) {
-    if Frame::new(ex).check_count(0, 0) {
-        *rv = zend::str_zval(core::DESCRIPTION);
-    }
-}
-
-extern "C" fn input_schema(ex: &mut ExecuteData, rv: &mut Zval) {
-    if Frame::new(ex).check_count(0, 0) {
-        *rv = values::to_zval(&core::input_schema());
-    }
-}
-
-extern "C" fn routing(ex: &mut ExecuteData, rv: &mut Zval) {
-    if Frame::new(ex).check_count(0, 0) {
-        routing_metadata(core::ROUTING, rv);
-    }
-}
+crate::php::tools::identity_handlers!();
 
 /// Register the class.
 pub fn register() -> ext_php_rs::error::Result<()> {
