@@ -16,8 +16,8 @@ use PHPUnit\Framework\TestCase;
 /**
  * The native DatabaseQueryTool on a real in-memory SQLite database (pdo_sqlite): class shape,
  * the read-only guard before the database, parameters, the 100-row and 8192-byte caps, spill
- * files and the discard note, PDO failures, the FORBIDDEN envelope. Optional MariaDB cases
- * run when PHPCLAW_MYSQL_DSN names a reachable server.
+ * files and the discard note, PDO failures, the FORBIDDEN envelope. The MariaDB cases are in
+ * DatabaseQueryToolMariaDbTest.
  */
 final class DatabaseQueryToolTest extends TestCase
 {
@@ -267,21 +267,5 @@ final class DatabaseQueryToolTest extends TestCase
         self::assertFalse($r['success']);
         self::assertSame('FORBIDDEN', $r['error']['code']);
         self::assertStringContainsString('query the database', $r['error']['message']);
-    }
-
-    public function testMariaDbWhenConfigured(): void
-    {
-        $dsn = getenv('PHPCLAW_MYSQL_DSN');
-        if ($dsn === false || $dsn === '') {
-            self::markTestSkipped('PHPCLAW_MYSQL_DSN not set');
-        }
-        try {
-            $pdo = new \PDO($dsn, getenv('PHPCLAW_MYSQL_USER') ?: null, getenv('PHPCLAW_MYSQL_PASSWORD') ?: null);
-        } catch (\PDOException $e) {
-            self::markTestSkipped('server not reachable: ' . $e->getMessage());
-        }
-        $r = $this->exec(new DatabaseQueryTool($pdo, $this->dir), ['sql' => 'SELECT 1 AS one, ? AS two', 'params' => ['x']]);
-        self::assertSame(1, $r['data']['count']);
-        self::assertSame('x', $r['data']['rows'][0]['two']);
     }
 }
