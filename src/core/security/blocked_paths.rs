@@ -151,8 +151,10 @@ pub fn strip_backup_suffix(name: &str) -> String {
 /// True for every member of the `.env` family: `.env`, `.env.local`, `.env.production`,
 /// `.env~`, and (through [`strip_backup_suffix`]) their backups. `.envrc` is in [`FILENAMES`].
 pub fn is_env_name(name: &str) -> bool {
-    let lower = name.to_ascii_lowercase();
-    lower == ".env" || lower.starts_with(".env.") || lower.starts_with(".env~")
+    let b = name.as_bytes();
+    b.get(..4)
+        .is_some_and(|head| head.eq_ignore_ascii_case(b".env"))
+        && matches!(b.get(4), None | Some(b'.' | b'~'))
 }
 
 #[cfg(test)]

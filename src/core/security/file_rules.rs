@@ -18,11 +18,12 @@
 //! multi-extension name is considered (`shell.phtml.jpg` runs as PHP under Apache's mod_mime).
 //! All refusals map to PHP's `ToolException`; the reference has no codes, so the codes are ours.
 
+use std::borrow::Cow;
 use thiserror::Error;
 
 use super::blocked_paths::{
-    is_env_name, strip_backup_suffix, EDIT_FILENAMES, EXTENSIONS, FILENAMES, NOISE_DIRS,
-    SECURITY_DIRS,
+    is_env_name, strip_backup_suffix, BACKUP_SUFFIXES, EDIT_FILENAMES, EXTENSIONS, FILENAMES,
+    NOISE_DIRS, SECURITY_DIRS,
 };
 use super::workspace::{Resolved, Tool, Workspace};
 
@@ -105,7 +106,11 @@ pub fn sanitize_for_message(value: &str) -> String {
 
 /// A name as a server or a backup habit sees it: lower-cased, trailing dots and spaces removed,
 /// backup and editor suffixes removed, repeated until nothing changes (`ID_RSA.bak. ` → `id_rsa`).
-pub fn server_name(name: &str) -> String {
+/// Borrowed when the name is already in that form (the common case: no allocation per check).
+pub fn server_name(name: &str) -> Cow<'_, str> {
+    if already_server_name(name) {
+        return Cow::Borrowed(name);
+    }
     let mut s = name.to_ascii_lowercase();
     loop {
         let before = s.len();
@@ -115,9 +120,22 @@ pub fn server_name(name: &str) -> String {
         }
         s = strip_backup_suffix(&s);
         if s.len() == before {
-            return s;
+            return Cow::Owned(s);
         }
     }
+}
+
+/// True when [`server_name`] would give `name` back unchanged: lower case, no trailing dot,
+/// space or `~`, no backup suffix.
+fn already_server_name(name: &str) -> bool {
+    let b = name.as_bytes();
+    !b.iter().any(u8::is_ascii_uppercase)
+        && !matches!(b.last(), Some(b'.' | b' ' | b'~'))
+        && !BACKUP_SUFFIXES.iter().any(|suffix| {
+            b.len() > suffix.len() + 1
+                && name.ends_with(suffix)
+                && b.get(b.len() - suffix.len() - 1) == Some(&b'.')
+        })
 }
 
 /// The last extension, as PHP's `pathinfo()` gives it (`.env` → `env`, `a.tar.gz` → `gz`).
@@ -144,12 +162,15 @@ fn contains(list: &[&str], name: &str) -> bool {
     list.contains(&name)
 }
 
-/// The first segment whose server name is in one of `lists`, in its original case.
+/// The first segment whose server name is in one of `lists`, in its original case. (The lists
+/// are lower case, so a case-insensitive compare is the segment lower-cased.)
 fn blocked_segment<'a>(path: &'a str, lists: &[&[&str]]) -> Option<&'a str> {
     segments(path).find(|seg| {
         let n = server_name(seg);
         lists.iter().any(|l| contains(l, &n))
-            || lists.iter().any(|l| contains(l, &seg.to_ascii_lowercase()))
+            || lists
+                .iter()
+                .any(|l| l.iter().any(|x| x.eq_ignore_ascii_case(seg)))
     })
 }
 
@@ -260,12 +281,13 @@ fn read_like(
     dir_verb: &str,
 ) -> Result<(), Refusal> {
     let base = basename(path);
-    let shown = sanitize_for_message(&base.to_ascii_lowercase());
+    // Only a refusal quotes the name.
+    let shown = || sanitize_for_message(&base.to_ascii_lowercase());
     let name = server_name(base);
     if is_env_name(&name) {
         return Err(refusal(
             "BLOCKED_ENV_FILE",
-            format!("{prefix}Access to '{shown}' files is blocked."),
+            format!("{prefix}Access to '{}' files is blocked.", shown()),
         ));
     }
     let ext = last_extension(&name);
@@ -281,7 +303,7 @@ fn read_like(
     if names.iter().any(|l| contains(l, &name)) {
         return Err(refusal(
             "BLOCKED_FILENAME",
-            format!("{prefix}Access to '{shown}' is blocked."),
+            format!("{prefix}Access to '{}' is blocked.", shown()),
         ));
     }
     if let Some(seg) = blocked_segment(path, dirs) {
@@ -445,6 +467,45 @@ mod tests {
     }
 
     #[test]
+    /// The borrowed fast path of `server_name` gives exactly what the full normalisation gives.
+    #[test]
+    fn server_name_fast_path_matches_the_full_normalisation() {
+        fn full(name: &str) -> String {
+            let mut s = name.to_ascii_lowercase();
+            loop {
+                let before = s.len();
+                let trimmed = s.trim_end_matches(['.', ' ']).len();
+                if trimmed > 0 {
+                    s.truncate(trimmed);
+                }
+                s = strip_backup_suffix(&s);
+                if s.len() == before {
+                    return s;
+                }
+            }
+        }
+        let parts = [
+            "", "a", "B", ".", " ", "~", ".bak", ".SWP", "un~", ".un~", "env", ".env", "x.tmp", "é",
+        ];
+        let (mut checked, mut borrowed) = (0, 0);
+        for a in parts {
+            for b in parts {
+                for c in parts {
+                    let name = format!("{a}{b}{c}");
+                    let got = server_name(&name);
+                    assert_eq!(got, full(&name), "{name:?}");
+                    if let Cow::Borrowed(b) = got {
+                        assert_eq!(b, name, "{name:?}");
+                        borrowed += 1;
+                    }
+                    checked += 1;
+                }
+            }
+        }
+        assert_eq!(checked, parts.len().pow(3));
+        assert!(borrowed > 100, "the fast path is taken ({borrowed})");
+    }
+
     fn server_name_normalises() {
         for (input, want) in [
             ("ID_RSA", "id_rsa"),
