@@ -5,3 +5,5 @@ setup
 build_and_install
 php_with_module --ri phpclaw
 php_with_module "$ROOT/demo/demo.php"
+echo
+php_with_module "$ROOT/demo/tools.php"
