@@ -75,6 +75,38 @@ final class HttpToolTest extends TestCase
         );
     }
 
+    /** @return array<string, array{string, string}> SSRF bypasses, each refused before any connection. */
+    public static function bypasses(): array
+    {
+        return [
+            'decimal loopback' => ['http://2130706433/', 'Requests to \'2130706433\' are blocked (non-standard IP encoding).'],
+            'octal' => ['http://0177.0.0.1/', 'Requests to \'0177.0.0.1\' are blocked (non-standard IP encoding).'],
+            'hex' => ['http://0x7f.0.0.1/', 'Requests to \'0x7f.0.0.1\' are blocked (non-standard IP encoding).'],
+            'short form' => ['http://127.1/', 'Requests to \'127.1\' are blocked (private/internal address).'],
+            'any address' => ['http://0.0.0.0/', 'Requests to \'0.0.0.0\' are blocked (private/internal address).'],
+            'localhost' => ['http://localhost/', 'Requests to \'localhost\' are blocked (private/internal address).'],
+            'localhost upper case with root dot' => ['http://LOCALHOST./', 'Requests to \'localhost.\' are blocked (private/internal address).'],
+            'IPv4-mapped IPv6' => ['http://[::ffff:127.0.0.1]/', 'Requests to \'::ffff:127.0.0.1\' are blocked (resolves to private IP 127.0.0.1).'],
+            'IPv4-mapped IPv6 in hex' => ['http://[::ffff:7f00:1]/', 'Requests to \'::ffff:7f00:1\' are blocked (resolves to private IP 127.0.0.1).'],
+            'userinfo in front' => ['http://example.com@127.0.0.1/', 'Requests to \'127.0.0.1\' are blocked (private/internal address).'],
+            'fragment hiding the host' => ['http://127.0.0.1#@example.com/', 'Requests to \'127.0.0.1\' are blocked (private/internal address).'],
+            'unique local IPv6' => ['http://[fd00::1]/', 'Requests to \'fd00::1\' are blocked (resolves to private IPv6 address fd00::1).'],
+            'CGNAT' => ['http://100.64.0.1/', 'Requests to \'100.64.0.1\' are blocked (resolves to CGNAT address 100.64.0.1).'],
+            'NAT64 of the metadata address' => ['http://[64:ff9b::a9fe:a9fe]/', 'Requests to \'64:ff9b::a9fe:a9fe\' are blocked (resolves to private IP 169.254.169.254).'],
+            '6to4 of the metadata address' => ['http://[2002:a9fe:a9fe::]/', 'Requests to \'2002:a9fe:a9fe::\' are blocked (resolves to private IP 169.254.169.254).'],
+            'cloud metadata name' => ['http://metadata.google.internal/', 'Requests to \'metadata.google.internal\' are blocked (private/internal address).'],
+            'other scheme' => ['gopher://127.0.0.1/', 'URL scheme \'gopher\' is not allowed. Only http:// and https:// are permitted.'],
+            'no host' => ['http:///etc/passwd', 'Could not extract host from URL.'],
+            'whitespace inside' => ['http://a b/', 'URL contains characters that are not allowed (whitespace, control characters or backslashes).'],
+        ];
+    }
+
+    /** @dataProvider bypasses */
+    public function testBypassesAreRefused(string $url, string $message): void
+    {
+        self::assertSame($message, self::message(['url' => $url]));
+    }
+
     public function testLoopbackRefusedWithoutTheSetting(): void
     {
         if (ini_get('phpclaw.test_allow_loopback') === '1') {
