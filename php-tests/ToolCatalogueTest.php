@@ -7,13 +7,16 @@ namespace PhpClawTests;
 use PhpClaw\Tools\Contracts\ToolAuthorizerInterface;
 use PhpClaw\Tools\FileReadTool;
 use PhpClaw\Tools\ToolCatalogue;
+use PhpClawTests\Support\Subprocess;
 use PHPUnit\Framework\TestCase;
 
 /**
  * The native ToolCatalogue: the built-in classes that exist (natively here, as phpClaw's
  * non-native tools are not installed), custom registrations and reset(), activateEnabled(),
  * activateFromSettings(), instantiateDefaults() with config and authorizer, boot() without
- * phpClaw's ComposerExtras.
+ * phpClaw's ComposerExtras; with a stand-in for phpClaw's DiscoveryCache (in a child process, so
+ * the class never exists in this one): discovered site tools are listed and created, and the
+ * cache's default flag and argument names win for a class it lists.
  */
 final class ToolCatalogueTest extends TestCase
 {
@@ -120,5 +123,107 @@ final class ToolCatalogueTest extends TestCase
         }
         ToolCatalogue::boot();
         self::assertSame(self::builtIn(), ToolCatalogue::all());
+    }
+
+    /** A child script with a stand-in DiscoveryCache whose load() returns `$tools` (PHP source). */
+    private static function withDiscovery(string $tools, string $body): array
+    {
+        $code = <<<'PHP'
+            <?php
+            namespace PhpClaw\AutoDiscovery {
+                final class DiscoveryCache
+                {
+                    public static int $loads = 0;
+                    public static function load(): array
+                    {
+                        self::$loads++;
+                        return ['tools' => TOOLS, 'skills' => []];
+                    }
+                }
+            }
+            namespace Site {
+                final class WeatherTool implements \PhpClaw\Tools\Contracts\ToolInterface
+                {
+                    public function __construct(public string $apiKey = 'none', public int $days = 1) {}
+                    public function name(): string { return 'weather'; }
+                    public function description(): string { return 'forecast'; }
+                    public function inputSchema(): array { return ['type' => 'object']; }
+                    public function execute(array $input): string { return $this->apiKey; }
+                }
+            }
+            namespace {
+                use PhpClaw\Tools\ToolCatalogue;
+                BODY
+            }
+            PHP;
+
+        return Subprocess::withModule(str_replace(['TOOLS', 'BODY'], [$tools, $body], $code));
+    }
+
+    public function testDiscoveredSiteToolsAreListedAfterTheBuiltInsAndNonToolsAreNot(): void
+    {
+        $run = self::withDiscovery(
+            "['Site\\WeatherTool' => ['default' => false], 'stdClass' => ['default' => true], 7 => []]",
+            'echo json_encode([ToolCatalogue::all(), ToolCatalogue::has("Site\\WeatherTool"), ToolCatalogue::has("stdClass")]);'
+        );
+        self::assertSame('', $run['stderr']);
+        [$all, $hasSite, $hasStd] = json_decode($run['stdout'], true);
+        self::assertSame(array_merge(self::builtIn(), ['Site\\WeatherTool']), $all);
+        self::assertTrue($hasSite);
+        self::assertFalse($hasStd);
+    }
+
+    public function testTheDiscoveryCacheDecidesWhichToolsInstantiateDefaultsCreates(): void
+    {
+        $dir = sys_get_temp_dir() . '/phpclaw-cat-disc-' . getmypid();
+        @mkdir($dir);
+        $tools = "['PhpClaw\\Tools\\FileWriteTool' => ['default' => true],"
+            . " 'PhpClaw\\Tools\\ProjectTool' => ['default' => false],"
+            . " 'Site\\WeatherTool' => ['default' => true, 'needsConfig' => ['apiKey' => 'string', 0 => 'days']]]";
+        $body = <<<'PHP'
+            $made = ToolCatalogue::instantiateDefaults(['workspaceRoot' => DIR, 'allowPhpWrite' => true, 'apiKey' => 'k1', 'days' => 9]);
+            $out = [array_map('get_class', $made)];
+            foreach ($made as $t) {
+                if ($t instanceof PhpClaw\Tools\FileWriteTool) {
+                    $out[] = json_decode($t->execute(['path' => 'p.php', 'content' => '<?php']), true)['success'];
+                }
+                if ($t instanceof Site\WeatherTool) {
+                    $out[] = [$t->apiKey, $t->days];
+                }
+            }
+            echo json_encode($out);
+            PHP;
+        $run = self::withDiscovery($tools, str_replace('DIR', var_export($dir, true), $body));
+        @unlink($dir . '/p.php');
+        @rmdir($dir);
+        self::assertSame('', $run['stderr']);
+        [$classes, $phpWritten, $weather] = json_decode($run['stdout'], true);
+        self::assertSame(
+            ['PhpClaw\\Tools\\FileReadTool', 'PhpClaw\\Tools\\FileWriteTool', 'PhpClaw\\Tools\\CodeSearchTool', 'Site\\WeatherTool'],
+            $classes
+        );
+        self::assertTrue($phpWritten, 'allowPhpWrite reached FileWriteTool by name');
+        self::assertSame(['k1', 1], $weather, 'only the named needsConfig keys are passed');
+    }
+
+    public function testAnExceptionFromTheDiscoveryCacheReachesTheCaller(): void
+    {
+        $run = Subprocess::withModule(<<<'PHP'
+            <?php
+            namespace PhpClaw\AutoDiscovery;
+            final class DiscoveryCache
+            {
+                public static function load(): array { throw new \RuntimeException('cache broken'); }
+            }
+            foreach (['all', 'instantiateDefaults'] as $m) {
+                try {
+                    \PhpClaw\Tools\ToolCatalogue::$m();
+                    echo "$m: no exception\n";
+                } catch (\RuntimeException $e) {
+                    echo "$m: {$e->getMessage()}\n";
+                }
+            }
+            PHP);
+        self::assertSame("all: cache broken\ninstantiateDefaults: cache broken\n", $run['stdout']);
     }
 }

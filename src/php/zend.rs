@@ -784,6 +784,22 @@ pub fn get<'a>(ht: &'a ZendHashTable, key: &str) -> Option<&'a Zval> {
     Some(zv.dereference())
 }
 
+/// Look a key given as bytes up in a PHP array (a canonical integer string finds the integer
+/// key, as PHP's own lookup does).
+pub fn get_bytes<'a>(ht: &'a ZendHashTable, key: &[u8]) -> Option<&'a Zval> {
+    let raw: *const ffi::HashTable = ptr::from_ref(ht).cast();
+    // SAFETY: a live array; the lookups only read it.
+    let zv = unsafe {
+        match canonical_int(key) {
+            Some(i) => ffi::zend_hash_index_find(raw, i as u64),
+            None => ffi::zend_hash_str_find(raw, key.as_ptr().cast(), key.len()),
+        }
+    };
+    // SAFETY: a live slot of the array, valid as long as the array is.
+    let zv = unsafe { zv.cast::<Zval>().as_ref()? };
+    live(zv)
+}
+
 /// Set `key` in an array, keeping PHP's key semantics (a string key that is a canonical
 /// integer is stored as that integer).
 pub fn set(ht: &mut ZendHashTable, key: Key<'_>, value: Zval) {

@@ -1,8 +1,10 @@
-//! `PhpClaw\Tools\ToolCatalogue`, native: the built-in table of `core::tools::catalogue` in
-//! place of phpClaw's discovery cache, custom registrations in a per-request private static
-//! (`private static ?array $custom = null`, freed by the engine when the request ends), and
-//! tools created by class name through PHP (`ReflectionClass::newInstanceArgs()` with named
-//! arguments), so native classes are used where they exist and phpClaw's PHP classes otherwise.
+//! `PhpClaw\Tools\ToolCatalogue`, native: the built-in table of `core::tools::catalogue`, merged
+//! with phpClaw's discovery cache (`DiscoveryCache::load()['tools']`) when that class exists
+//! (autoloaded), so a site's own `#[Tool]` classes are listed and created as in phpClaw; custom
+//! registrations in a per-request private static (`private static ?array $custom = null`, freed
+//! by the engine when the request ends), and tools created by class name through PHP
+//! (`ReflectionClass::newInstanceArgs()` with named arguments), so native classes are used where
+//! they exist and phpClaw's PHP classes otherwise.
 
 use std::ptr;
 
@@ -22,6 +24,7 @@ pub const NAME: &str = "PhpClaw\\Tools\\ToolCatalogue";
 
 const TOOL_INTERFACE: &str = "PhpClaw\\Tools\\Contracts\\ToolInterface";
 const COMPOSER_EXTRAS: &str = "PhpClaw\\AutoDiscovery\\ComposerExtras";
+const DISCOVERY_CACHE: &str = "PhpClaw\\AutoDiscovery\\DiscoveryCache";
 const P_CUSTOM: &str = "custom";
 const MAY_BE_NULL: u32 = 1 << 1;
 const MAY_BE_ARRAY: u32 = 1 << 7;
@@ -109,11 +112,58 @@ fn is_tool_class(class: &[u8]) -> Result<bool, Pending> {
     )
 }
 
+/// phpClaw's discovery cache, `DiscoveryCache::load()['tools']` (class => `#[Tool]` data);
+/// empty without the class. Entries whose key or data is not of that shape are skipped.
+fn discovery() -> Result<Vec<catalogue::Discovered>, Pending> {
+    if !truthy("class_exists", &mut [zend::str_zval(DISCOVERY_CACHE)])? {
+        return Ok(Vec::new());
+    }
+    let loaded = zend::call_function(&format!("{DISCOVERY_CACHE}::load"), &mut [])?;
+    let mut out = Vec::new();
+    let Some(tools) = loaded
+        .array()
+        .and_then(|a| zend::get(a, "tools"))
+        .and_then(Zval::array)
+    else {
+        return Ok(out);
+    };
+    zend::for_each_entry(tools, |key, attr| {
+        let zend::Key::Str(class) = key else {
+            return true;
+        };
+        let attr = attr.array();
+        let default = attr
+            .and_then(|a| zend::get(a, "default"))
+            .is_some_and(Zval::coerce_to_bool);
+        // phpClaw passes `needsConfig`'s keys (argument name => type hint) as named arguments.
+        let needs_config = attr
+            .and_then(|a| zend::get(a, "needsConfig"))
+            .and_then(Zval::array)
+            .map(|n| {
+                let mut names = Vec::new();
+                zend::for_each_entry(n, |k, _| {
+                    if let zend::Key::Str(name) = k {
+                        names.push(name.to_vec());
+                    }
+                    true
+                });
+                names
+            });
+        out.push(catalogue::Discovered {
+            class: class.to_vec(),
+            default,
+            needs_config,
+        });
+        true
+    });
+    Ok(out)
+}
+
 fn discovered() -> Result<Vec<Vec<u8>>, Pending> {
     let mut out = Vec::new();
-    for e in &catalogue::BUILT_IN {
-        if is_tool_class(e.class.as_bytes())? {
-            out.push(e.class.as_bytes().to_vec());
+    for class in catalogue::discovered_classes(&discovery()?) {
+        if is_tool_class(&class)? {
+            out.push(class);
         }
     }
     Ok(out)
@@ -283,12 +333,12 @@ extern "C" fn activate_from_settings_h(ex: &mut ExecuteData, rv: &mut Zval) {
 }
 
 /// `new $class(...$args)` with named arguments, through ReflectionClass.
-fn instantiate(class: &str, args: Zval) -> Result<Zval, Pending> {
+fn instantiate(class: &[u8], args: Zval) -> Result<Zval, Pending> {
     let Some(rc) = ClassEntry::try_find("ReflectionClass") else {
         zend::throw_error("Class \"ReflectionClass\" not found");
         return Err(Pending);
     };
-    let reflection = zend::instantiate(rc, &mut [zend::str_zval(class)])?;
+    let reflection = zend::instantiate(rc, &mut [zend::bytes_zval(class)])?;
     zend::call_method(&reflection, "newInstanceArgs", &mut [args])
 }
 
@@ -308,23 +358,24 @@ extern "C" fn instantiate_defaults_h(ex: &mut ExecuteData, rv: &mut Zval) {
         .and_then(|c| zend::get(c, "authorizer"))
         .and_then(Zval::object)
         .filter(|o| AUTHORIZER.get().is_some_and(|ce| o.instance_of(ce)));
+    let Ok(found) = discovery() else { return };
     let mut out = Vec::new();
-    for e in catalogue::defaults() {
-        match truthy("class_exists", &mut [zend::str_zval(e.class)]) {
+    for e in catalogue::plan_defaults(&found) {
+        match truthy("class_exists", &mut [zend::bytes_zval(&e.class)]) {
             Ok(true) => {}
             Ok(false) => continue,
             Err(Pending) => return,
         }
         let args = zend::build_array(e.needs_config.len() as u32, |ht| {
             if let Some(c) = config {
-                for name in e.needs_config {
-                    if let Some(v) = zend::get(c, name) {
-                        zend::set(ht, zend::Key::Str(name.as_bytes()), zend::share(v));
+                for name in &e.needs_config {
+                    if let Some(v) = zend::get_bytes(c, name) {
+                        zend::set(ht, zend::Key::Str(name), zend::share(v));
                     }
                 }
             }
         });
-        let Ok(instance) = instantiate(e.class, args) else {
+        let Ok(instance) = instantiate(&e.class, args) else {
             return;
         };
         if let (Some(obj), Some(auth), Some(ce)) =
