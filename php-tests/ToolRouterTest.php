@@ -111,16 +111,6 @@ final class ToolRouterTest extends TestCase
         (new ToolRouter(1))->filter([self::schema('alpha'), self::schema('Beta')], 'm', '', ['beta' => 'tags']);
     }
 
-    public function testMetadataOfAnotherClassIsATypeError(): void
-    {
-        $lookalike = new \stdClass();
-        $lookalike->domains = ['files'];
-        $lookalike->tags = $lookalike->intents = $lookalike->examples = [];
-        $this->expectException(TypeError::class);
-        $this->expectExceptionMessage("must hold PhpClaw\\Tools\\ToolRoutingMetadata objects, stdClass given for 'beta'");
-        (new ToolRouter(1))->filter([self::schema('alpha'), self::schema('Beta')], 'm', '', ['beta' => $lookalike]);
-    }
-
     // ---- the per-turn budget ---------------------------------------------------------------
 
     /** @return array<string, array{string, int}> */

@@ -212,11 +212,7 @@ fn collect<'a>(
                 }
             }
             if let Some(meta) = rs::get_bytes(m, &lower).filter(|v| !v.is_null()) {
-                let meta_ce = super::routing_metadata::ROUTING_METADATA.get();
-                let Some(obj) = meta
-                    .object()
-                    .filter(|o| meta_ce.is_some_and(|ce| o.instance_of(ce)))
-                else {
+                let Some(obj) = meta.object() else {
                     rs::throw_type_error(&format!(
                         "{TOOL_ROUTER_NAME}::{method}(): Argument #4 ($metadata) must hold PhpClaw\\Tools\\ToolRoutingMetadata objects, {} given for '{}'",
                         rs::type_name(meta),
