@@ -46,7 +46,7 @@ for test in "$@"; do
     PHPCLAW_MODULE=$module USE_ZEND_ALLOC=0 ZEND_DONT_UNLOAD_MODULES=1 \
         valgrind --error-exitcode=99 --leak-check=full --show-leak-kinds=definite,indirect \
         --errors-for-leak-kinds=none --suppressions="$here/valgrind.supp" \
-        --track-origins=yes --num-callers=30 --log-file="$log" \
+        --track-origins=yes --num-callers=30 --child-silent-after-fork=yes --log-file="$log" \
         php -d extension="$module" -d memory_limit=-1 -d pcre.jit=0 /usr/bin/phpunit -c "$here/phpunit.xml" "$path"
     rc=$?
     errors="Invalid (read|write|free)|Conditional jump|uninitialised|Mismatched free|Process terminating"

@@ -18,8 +18,6 @@ mod router;
 mod router_identity;
 mod routing_metadata;
 mod routing_support;
-#[path = "tools/shell.rs"]
-mod shell_tool;
 mod tool_input;
 mod tool_registry;
 mod tools;
@@ -51,7 +49,6 @@ fn register_all() -> ext_php_rs::error::Result<()> {
     tool_input::register()?;
     tool_registry::register_class()?;
     remote_activator::register()?;
-    shell_tool::register()?;
     Ok(())
 }
 

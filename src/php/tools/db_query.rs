@@ -10,7 +10,7 @@ use ext_php_rs::zend::{ClassEntry, ExecuteData};
 
 use super::super::values;
 use super::super::zend::{self, ClassSlot, Frame, Pending, Thrown};
-use super::file_write::{getter, read_prop, string_inputs, text, MAY_BE_STRING};
+use super::file_write::{read_prop, string_inputs, text, MAY_BE_STRING};
 use super::{authorizer_of, raise, tool_class, Extras, PhpHost};
 use crate::core::tools::db_query::{self as core, Database, DbQuery};
 use crate::core::tools::{self as tools, ToolError};
@@ -186,22 +186,8 @@ pub fn register() -> ext_php_rs::error::Result<()> {
         .arg(Arg::new("pdo", DataType::object("PDO")))
         .arg(Arg::new("spillDir", DataType::String).default("''"))
         .required_args(1);
-    let mut b = tool_class(NAME, Extras::default(), true)
-        .method(ctor, MethodFlags::Public)
-        .method(
-            FunctionBuilder::new("execute", execute)
-                .arg(Arg::new("input", DataType::Array))
-                .returns(DataType::String, false, false),
-            MethodFlags::Public,
-        )
-        .method(super::routing_method(routing), MethodFlags::Public);
-    for (func, flags) in [
-        getter("name", name, DataType::String),
-        getter("description", description, DataType::String),
-        getter("inputSchema", input_schema, DataType::Array),
-    ] {
-        b = b.method(func, flags);
-    }
+    let b =
+        with_identity(tool_class(NAME, Extras::default(), true)).method(ctor, MethodFlags::Public);
     b.registration(|ce, _| {
         let private = MethodFlags::Private.bits();
         zend::declare_typed_property(ce, P_PDO, private, zend::class_type("PDO", false), None);

@@ -164,7 +164,7 @@ pub fn register() -> ext_php_rs::error::Result<()> {
         .arg(Arg::new("noiseBlockedDirs", DataType::Array).default("self::NOISE_BLOCKED_DIRS"))
         .arg(Arg::new("maxBytes", DataType::Long).default("self::DEFAULT_MAX_BYTES"))
         .required_args(0);
-    let mut b = tool_class(NAME, Extras { resettable: true }, true)
+    let mut b = with_identity(tool_class(NAME, Extras { resettable: true }, true))
         .implements((
             mutating_ce,
             "PhpClaw\\Tools\\Contracts\\MutatingToolInterface",
@@ -189,24 +189,11 @@ pub fn register() -> ext_php_rs::error::Result<()> {
         )?
         .method(ctor, MethodFlags::Public)
         .method(
-            FunctionBuilder::new("execute", execute)
-                .arg(Arg::new("input", DataType::Array))
-                .returns(DataType::String, false, false),
-            MethodFlags::Public,
-        )
-        .method(super::routing_method(routing), MethodFlags::Public)
-        .method(
             FunctionBuilder::new("reset", reset).returns(DataType::Void, false, false),
             MethodFlags::Public,
         );
-    for (func, flags) in [
-        getter("name", name, DataType::String),
-        getter("description", description, DataType::String),
-        getter("inputSchema", input_schema, DataType::Array),
-        getter("maxBytes", max_bytes, DataType::Long),
-    ] {
-        b = b.method(func, flags);
-    }
+    let (func, flags) = getter("maxBytes", max_bytes, DataType::Long);
+    b = b.method(func, flags);
     b.registration(|ce, _| {
         let private = MethodFlags::Private.bits();
         zend::declare_typed_property(ce, P_FOLLOW, private, zend::mask_type(MAY_BE_BOOL), None);

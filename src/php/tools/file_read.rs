@@ -311,7 +311,7 @@ pub fn register() -> ext_php_rs::error::Result<()> {
         .arg(Arg::new("followSymlinks", DataType::Bool).default("false"))
         .arg(Arg::new("noiseBlockedDirs", DataType::Array).default("self::NOISE_BLOCKED_DIRS"))
         .required_args(0);
-    let mut b = tool_class(NAME, Extras { resettable: true }, true)
+    let mut b = with_identity(tool_class(NAME, Extras { resettable: true }, true))
         .constant(
             "DEFAULT_WORKSPACE_SUBPATH",
             core::DEFAULT_WORKSPACE_SUBPATH,
@@ -332,20 +332,10 @@ pub fn register() -> ext_php_rs::error::Result<()> {
         )?
         .method(ctor, MethodFlags::Public)
         .method(
-            FunctionBuilder::new("execute", execute)
-                .arg(Arg::new("input", DataType::Array))
-                .returns(DataType::String, false, false),
-            MethodFlags::Public,
-        )
-        .method(super::routing_method(routing), MethodFlags::Public)
-        .method(
             FunctionBuilder::new("reset", reset).returns(DataType::Void, false, false),
             MethodFlags::Public,
         );
     for (func, flags) in [
-        getter("name", name, DataType::String),
-        getter("description", description, DataType::String),
-        getter("inputSchema", input_schema, DataType::Array),
         getter("workspaceRoot", workspace_root, DataType::String),
         getter("maxBytes", max_bytes, DataType::Long),
     ] {

@@ -267,7 +267,7 @@ pub fn register() -> ext_php_rs::error::Result<()> {
         .arg(Arg::new("maxBytes", DataType::Long).default("self::DEFAULT_MAX_BYTES"))
         .arg(Arg::new("followSymlinks", DataType::Bool).default("false"))
         .required_args(0);
-    let mut b = tool_class(NAME, Extras::default(), true)
+    let mut b = with_identity(tool_class(NAME, Extras::default(), true))
         .implements((
             mutating_ce,
             "PhpClaw\\Tools\\Contracts\\MutatingToolInterface",
@@ -284,18 +284,8 @@ pub fn register() -> ext_php_rs::error::Result<()> {
             &[],
             ConstantFlags::Public,
         )?
-        .method(ctor, MethodFlags::Public)
-        .method(
-            FunctionBuilder::new("execute", execute)
-                .arg(Arg::new("input", DataType::Array))
-                .returns(DataType::String, false, false),
-            MethodFlags::Public,
-        )
-        .method(super::routing_method(routing), MethodFlags::Public);
+        .method(ctor, MethodFlags::Public);
     for (func, flags) in [
-        getter("name", name, DataType::String),
-        getter("description", description, DataType::String),
-        getter("inputSchema", input_schema, DataType::Array),
         getter("workspaceRoot", workspace_root, DataType::String),
         getter("maxBytes", max_bytes, DataType::Long),
     ] {

@@ -193,7 +193,7 @@ pub fn register() -> ext_php_rs::error::Result<()> {
         )
         .arg(Arg::new("timeoutSeconds", DataType::Long).default("self::DEFAULT_TIMEOUT_SECONDS"))
         .required_args(0);
-    let mut b = tool_class(NAME, Extras::default(), true)
+    let mut b = with_identity(tool_class(NAME, Extras::default(), true))
         .constant(
             "DEFAULT_MAX_RESPONSE_BYTES",
             core::DEFAULT_MAX_RESPONSE_BYTES,
@@ -206,18 +206,8 @@ pub fn register() -> ext_php_rs::error::Result<()> {
             &[],
             ConstantFlags::Public,
         )?
-        .method(ctor, MethodFlags::Public)
-        .method(
-            FunctionBuilder::new("execute", execute)
-                .arg(Arg::new("input", DataType::Array))
-                .returns(DataType::String, false, false),
-            MethodFlags::Public,
-        )
-        .method(super::routing_method(routing), MethodFlags::Public);
+        .method(ctor, MethodFlags::Public);
     for (func, flags) in [
-        getter("name", name, DataType::String),
-        getter("description", description, DataType::String),
-        getter("inputSchema", input_schema, DataType::Array),
         getter("maxResponseBytes", max_response_bytes, DataType::Long),
         getter("timeoutSeconds", timeout_seconds, DataType::Long),
     ] {

@@ -2,7 +2,6 @@
 //! (static `all()`, `count()`, `names()`; an absent class is an empty registry) and answers
 //! with `core::tools::load_skill`'s envelopes and Skills System section.
 
-use ext_php_rs::args::Arg;
 use ext_php_rs::builders::FunctionBuilder;
 use ext_php_rs::flags::{DataType, MethodFlags};
 use ext_php_rs::types::{ZendHashTable, Zval};
@@ -10,7 +9,7 @@ use ext_php_rs::zend::{ClassEntry, ExecuteData};
 
 use super::super::values;
 use super::super::zend::{self, ClassSlot, Frame, Pending};
-use super::file_write::{getter, string_inputs};
+use super::file_write::string_inputs;
 use super::{authorizer_of, raise, tool_class, Extras, PhpHost};
 use crate::core::lifecycle::messages;
 use crate::core::tools::load_skill as core;
@@ -178,7 +177,7 @@ crate::php::tools::identity_handlers!();
 
 /// Register the class.
 pub fn register() -> ext_php_rs::error::Result<()> {
-    let mut b = tool_class(NAME, Extras::default(), true)
+    let b = with_identity(tool_class(NAME, Extras::default(), true))
         .constant(
             "NAME",
             core::NAME,
@@ -186,27 +185,13 @@ pub fn register() -> ext_php_rs::error::Result<()> {
             ext_php_rs::flags::ConstantFlags::Public,
         )?
         .method(
-            FunctionBuilder::new("execute", execute)
-                .arg(Arg::new("input", DataType::Array))
-                .returns(DataType::String, false, false),
-            MethodFlags::Public,
-        )
-        .method(
             FunctionBuilder::new("systemPromptSection", system_prompt_section).returns(
                 DataType::String,
                 false,
                 false,
             ),
             MethodFlags::Public | MethodFlags::Static,
-        )
-        .method(super::routing_method(routing), MethodFlags::Public);
-    for (func, flags) in [
-        getter("name", name, DataType::String),
-        getter("description", description, DataType::String),
-        getter("inputSchema", input_schema, DataType::Array),
-    ] {
-        b = b.method(func, flags);
-    }
+        );
     b.registration(|ce, _| {
         super::declare_authorizer(ce);
         LOAD_SKILL.set(ce);

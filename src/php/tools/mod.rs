@@ -21,7 +21,8 @@
 
 /// The four identity methods every native tool answers from its core module (imported as
 /// `core`, with `NAME`, `DESCRIPTION`, `input_schema()` and `ROUTING`), written once:
-/// `name()`, `description()`, `inputSchema()` and `routingMetadata()`.
+/// `name()`, `description()`, `inputSchema()` and `routingMetadata()`; and `with_identity()`,
+/// which registers them with the module's `execute` handler on a class.
 macro_rules! identity_handlers {
     () => {
         extern "C" fn name(
@@ -59,6 +60,17 @@ macro_rules! identity_handlers {
                 $crate::php::tools::routing_metadata(core::ROUTING, rv);
             }
         }
+
+        /// The class with the module's `execute` and the four methods above registered.
+        fn with_identity(
+            b: ::ext_php_rs::builders::ClassBuilder,
+        ) -> ::ext_php_rs::builders::ClassBuilder {
+            $crate::php::tools::identity_methods(
+                b,
+                execute,
+                [name, description, input_schema, routing],
+            )
+        }
     };
 }
 pub(crate) use identity_handlers;
@@ -76,6 +88,7 @@ pub mod load_skill;
 pub mod mutability;
 pub mod project;
 mod read_log;
+pub mod shell;
 pub mod zip_package;
 
 use ext_php_rs::args::Arg;
@@ -364,6 +377,37 @@ pub fn tool_class(name: &str, extras: Extras, shared_examples: bool) -> ClassBui
 }
 
 /// The routingMetadata() declaration (the handler is the tool's own).
+/// A method handler as the engine calls it.
+pub type Handler = extern "C" fn(&mut ExecuteData, &mut Zval);
+
+/// Register what every native tool has, with its handlers: `execute(array $input): string`,
+/// `routingMetadata()`, `name()`, `description()` and `inputSchema()`.
+pub fn identity_methods(
+    b: ClassBuilder,
+    execute: Handler,
+    [name, description, input_schema, routing]: [Handler; 4],
+) -> ClassBuilder {
+    let mut b = b
+        .method(
+            FunctionBuilder::new("execute", execute)
+                .arg(Arg::new("input", DataType::Array))
+                .returns(DataType::String, false, false),
+            MethodFlags::Public,
+        )
+        .method(routing_method(routing), MethodFlags::Public);
+    for (method, handler, ty) in [
+        ("name", name, DataType::String),
+        ("description", description, DataType::String),
+        ("inputSchema", input_schema, DataType::Array),
+    ] {
+        b = b.method(
+            FunctionBuilder::new(method, handler).returns(ty, false, false),
+            MethodFlags::Public,
+        );
+    }
+    b
+}
+
 pub fn routing_method(
     handler: extern "C" fn(&mut ExecuteData, &mut Zval),
 ) -> FunctionBuilder<'static> {
@@ -399,5 +443,6 @@ pub fn register() -> ext_php_rs::error::Result<()> {
     catalogue::register()?;
     code_search::register()?;
     project::register()?;
+    shell::register()?;
     Ok(())
 }

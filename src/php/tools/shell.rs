@@ -36,9 +36,7 @@ use crate::core::tools::shell::{self as core, hook_context, Shell, TempDir};
 use crate::core::tools::{self as tools, Host, ToolError};
 use crate::core::value::{Array, Value};
 use crate::php::contracts::{MUTATING, PER_INVOCATION};
-use crate::php::tools::{
-    authorizer_of, raise, routing_method, string_list, tool_class, Extras, PhpHost,
-};
+use crate::php::tools::{authorizer_of, raise, string_list, tool_class, Extras, PhpHost};
 use crate::php::values;
 use crate::php::zend::{self, ClassSlot, Frame, Pending};
 
@@ -405,7 +403,7 @@ pub fn register() -> ext_php_rs::error::Result<()> {
         .arg(Arg::new("maxStderrBytes", DataType::Long).default("self::DEFAULT_MAX_STDERR_BYTES"))
         .required_args(0);
     let private = ConstantFlags::Private;
-    let mut b = tool_class(NAME, Extras::default(), true)
+    let mut b = with_identity(tool_class(NAME, Extras::default(), true))
         .implements((
             mutating_ce,
             "PhpClaw\\Tools\\Contracts\\MutatingToolInterface",
@@ -451,18 +449,11 @@ pub fn register() -> ext_php_rs::error::Result<()> {
     b = b
         .method(ctor, MethodFlags::Public)
         .method(
-            FunctionBuilder::new("execute", execute)
-                .arg(Arg::new("input", DataType::Array))
-                .returns(DataType::String, false, false),
-            MethodFlags::Public,
-        )
-        .method(
             FunctionBuilder::new("isMutating", is_mutating)
                 .arg(Arg::new("input", DataType::Array))
                 .returns(DataType::Bool, false, false),
             MethodFlags::Public,
         )
-        .method(routing_method(routing), MethodFlags::Public)
         .method(
             FunctionBuilder::new("assertPathNotSensitive", assert_path_not_sensitive)
                 .arg(Arg::new("command", DataType::String))
@@ -472,9 +463,6 @@ pub fn register() -> ext_php_rs::error::Result<()> {
             MethodFlags::Private,
         );
     for (func, flags) in [
-        getter("name", name, DataType::String),
-        getter("description", description, DataType::String),
-        getter("inputSchema", input_schema, DataType::Array),
         getter("allowlist", allowlist, DataType::Array),
         getter("maxStdoutBytes", max_stdout_bytes, DataType::Long),
         getter("maxStderrBytes", max_stderr_bytes, DataType::Long),

@@ -121,7 +121,7 @@ pub fn register() -> ext_php_rs::error::Result<()> {
                 .default("null"),
         )
         .required_args(0);
-    let mut b = tool_class(NAME, Extras::default(), true)
+    let b = with_identity(tool_class(NAME, Extras::default(), true))
         .implements((
             super::file_write::mutating_ce,
             "PhpClaw\\Tools\\Contracts\\MutatingToolInterface",
@@ -132,28 +132,7 @@ pub fn register() -> ext_php_rs::error::Result<()> {
             &[],
             ConstantFlags::Public,
         )?
-        .method(ctor, MethodFlags::Public)
-        .method(
-            FunctionBuilder::new("execute", execute)
-                .arg(Arg::new("input", DataType::Array))
-                .returns(DataType::String, false, false),
-            MethodFlags::Public,
-        )
-        .method(super::routing_method(routing), MethodFlags::Public);
-    for (n, h, ty) in [
-        (
-            "name",
-            name as extern "C" fn(&mut ExecuteData, &mut Zval),
-            DataType::String,
-        ),
-        ("description", description, DataType::String),
-        ("inputSchema", input_schema, DataType::Array),
-    ] {
-        b = b.method(
-            FunctionBuilder::new(n, h).returns(ty, false, false),
-            MethodFlags::Public,
-        );
-    }
+        .method(ctor, MethodFlags::Public);
     b.registration(|ce, _| {
         zend::declare_typed_property(
             ce,
