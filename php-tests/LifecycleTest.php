@@ -28,6 +28,7 @@ use PhpClawTests\Fixtures\HookedContractTool;
 use PhpClawTests\Fixtures\HookedCoreTool;
 use PhpClawTests\Support\Subprocess;
 use PHPUnit\Framework\TestCase;
+use PhpClawTests\Support\Heap;
 use ReflectionClass;
 use ReflectionMethod;
 use ReflectionProperty;
@@ -1741,16 +1742,7 @@ final class LifecycleTest extends TestCase
             },
         ];
         foreach ($paths as $name => $run) {
-            for ($i = 0; $i < 50; $i++) {
-                $run();
-            }
-            gc_collect_cycles();
-            $before = memory_get_usage();
-            for ($i = 0; $i < 500; $i++) {
-                $run();
-            }
-            gc_collect_cycles();
-            self::assertLessThan(4096, memory_get_usage() - $before, "$name leaks");
+            self::assertLessThan(4096, Heap::growth($run, 500, 50), "$name leaks");
         }
     }
     public function testExitInsideAStepEndsTheScript(): void

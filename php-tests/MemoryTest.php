@@ -20,6 +20,7 @@ use PhpClaw\Tools\ToolRegistry;
 use PhpClaw\Tools\ToolRouter;
 use PhpClaw\Tools\ZipPackagerTool;
 use PHPUnit\Framework\TestCase;
+use PhpClawTests\Support\Heap;
 
 /**
  * A long-running worker calls the same tools thousands of times: every native tool, on its
@@ -101,16 +102,7 @@ final class MemoryTest extends TestCase
             } catch (ToolException) {
             }
         };
-        for ($i = 0; $i < 20; $i++) {
-            $call();
-        }
-        gc_collect_cycles();
-        $before = memory_get_usage();
-        for ($i = 0; $i < $times; $i++) {
-            $call();
-        }
-        gc_collect_cycles();
-        self::assertLessThan(2048, memory_get_usage() - $before, "$times calls grew the heap");
+        self::assertLessThan(2048, Heap::growth($call, $times), "$times calls grew the heap");
         if (isset($input['output_name'])) {
             @unlink(sys_get_temp_dir() . '/' . $input['output_name'] . '.zip');
         }
@@ -136,15 +128,6 @@ final class MemoryTest extends TestCase
             ToolInput::capResult(str_repeat('x', 20000));
             ToolCatalogue::all();
         };
-        for ($i = 0; $i < 20; $i++) {
-            $run();
-        }
-        gc_collect_cycles();
-        $before = memory_get_usage();
-        for ($i = 0; $i < 1000; $i++) {
-            $run();
-        }
-        gc_collect_cycles();
-        self::assertLessThan(2048, memory_get_usage() - $before);
+        self::assertLessThan(2048, Heap::growth($run, 1000));
     }
 }

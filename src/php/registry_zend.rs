@@ -174,18 +174,7 @@ pub fn array_property_mut(
 }
 
 /// Look a key up with PHP's array-key rules (a canonical integer string is an int key).
-pub fn find<'a>(ht: &'a ZendHashTable, key: &[u8]) -> Option<&'a Zval> {
-    let raw: *const ffi::HashTable = ptr::from_ref(ht).cast();
-    // SAFETY: a live array; the result points into it.
-    let zv = unsafe {
-        match canonical_int(key) {
-            Some(i) => ffi::zend_hash_index_find(raw, i as u64),
-            None => ffi::zend_hash_str_find(raw, key.as_ptr().cast(), key.len()),
-        }
-    };
-    // SAFETY: null or a live slot of the array.
-    unsafe { zv.cast::<Zval>().as_ref() }.map(Zval::dereference)
-}
+pub use super::zend::get_bytes as find;
 
 /// Store `value` under the key held by the string zval `key` (its cached hash is reused); an
 /// old value is moved out and returned (not destroyed here).

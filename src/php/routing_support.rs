@@ -67,12 +67,7 @@ pub fn scalar_string(zv: &Zval) -> String {
 
 /// Look up a key given as bytes the way PHP's `$array[$key]` does (canonical integer strings
 /// are integer keys).
-pub fn get_bytes<'a>(ht: &'a ZendHashTable, key: &[u8]) -> Option<&'a Zval> {
-    if let Some(i) = zend::canonical_int(key) {
-        return get_key(ht, Key::Int(i));
-    }
-    get_key(ht, Key::Str(key))
-}
+pub use super::zend::get_bytes;
 
 /// Look up an exact key (as `for_each_entry` reports it).
 pub fn get_key<'a>(ht: &'a ZendHashTable, key: Key<'_>) -> Option<&'a Zval> {
