@@ -3,8 +3,10 @@
 //! depth clamped to 1..4 (default 2). Unlike the reference, each folder's entries are sorted by
 //! name so the same project always gives the same tree.
 
+use std::ffi::OsStr;
 use std::fs;
-use std::path::Path;
+use std::os::unix::ffi::{OsStrExt, OsStringExt};
+use std::path::{Path, PathBuf};
 
 use super::{success, Host, NativeTool, ToolError};
 use crate::core::security::file_rules::project_skips_entry;
@@ -120,30 +122,45 @@ pub fn packages(root: &str) -> Value {
 }
 
 /// The tree below `dir`: folders as `name/` keys holding their own tree, files as list entries.
+/// Entry types come from the directory listing; only symbolic links (followed, as `is_dir()`)
+/// and entries of unknown type cost a `stat`.
 pub fn tree(dir: &Path, depth: i64, level: i64) -> Array {
-    let mut items = Array::new();
     if level >= depth {
-        return items;
+        return Array::new();
     }
-    let Ok(rd) = fs::read_dir(dir) else {
+    tree_in(&mut dir.to_path_buf(), depth, level)
+}
+
+fn tree_in(dir: &mut PathBuf, depth: i64, level: i64) -> Array {
+    let mut items = Array::new();
+    let Ok(rd) = fs::read_dir(&*dir) else {
         return items;
     };
-    let mut entries: Vec<(Vec<u8>, std::path::PathBuf)> = rd
+    let mut entries: Vec<(Vec<u8>, Option<fs::FileType>)> = rd
         .filter_map(Result::ok)
-        .map(|e| {
-            use std::os::unix::ffi::OsStrExt;
-            (e.file_name().as_bytes().to_vec(), e.path())
-        })
+        .map(|e| (e.file_name().into_vec(), e.file_type().ok()))
         .collect();
-    entries.sort();
-    for (name, path) in entries {
+    entries.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+    for (name, kind) in entries {
         if project_skips_entry(&String::from_utf8_lossy(&name)) {
             continue;
         }
-        if path.is_dir() {
-            let mut key = name.clone();
+        let is_dir = match kind {
+            Some(k) if !k.is_symlink() => k.is_dir(),
+            _ => fs::metadata(dir.join(OsStr::from_bytes(&name))).is_ok_and(|m| m.is_dir()),
+        };
+        if is_dir {
+            let sub = if level + 1 >= depth {
+                Array::new()
+            } else {
+                dir.push(OsStr::from_bytes(&name));
+                let sub = tree_in(dir, depth, level + 1);
+                dir.pop();
+                sub
+            };
+            let mut key = name;
             key.push(b'/');
-            items.insert(key, Value::Array(tree(&path, depth, level + 1)));
+            items.insert(key, Value::Array(sub));
         } else {
             let _ = items.push(Value::Str(name));
         }
