@@ -18,6 +18,8 @@ use std::path::{Path, PathBuf};
 
 pub mod prefilter;
 pub mod scan;
+#[cfg(test)]
+mod tests;
 
 use scan::{Line, Matcher};
 
@@ -263,6 +265,7 @@ pub struct Planned {
 }
 
 /// One collected match.
+#[derive(Debug, PartialEq, Eq)]
 pub struct Row {
     file: Vec<u8>,
     line: usize,
@@ -365,43 +368,53 @@ impl CodeSearch {
         Ok(real)
     }
 
-    /// Walk `dir` in name order, scanning files and descending into folders; `false` once
-    /// enough rows are collected. The entry type comes from the directory listing itself; only
-    /// symbolic links (followed) and entries of unknown type cost a `stat`.
-    fn walk(&self, dir: &mut PathBuf, p: &Planned, s: &mut Scan) -> bool {
-        let Ok(rd) = fs::read_dir(&*dir) else {
-            return true;
-        };
-        let mut entries: Vec<(Vec<u8>, Option<fs::FileType>)> = rd
-            .filter_map(Result::ok)
-            .map(|e| (e.file_name().as_bytes().to_vec(), e.file_type().ok()))
-            .collect();
-        entries.sort_unstable_by(|a, b| a.0.cmp(&b.0));
-        for (name, kind) in entries {
-            let name_s = String::from_utf8_lossy(&name);
-            if code_search_skips_dir(&name_s) {
-                continue;
-            }
-            dir.push(std::ffi::OsStr::from_bytes(&name));
-            let kind = match kind {
-                Some(k) if !k.is_symlink() => Some(k),
-                _ => fs::metadata(&*dir).ok().map(|m| m.file_type()),
-            };
-            let go_on = match kind {
-                Some(k) if k.is_dir() => self.walk(dir, p, s),
-                Some(k) if k.is_file() => {
-                    code_search_skips_file(&name_s)
-                        || !extension_matches(&name, &p.extension)
-                        || self.scan_file(dir, p, s)
-                }
-                _ => true,
-            };
-            dir.pop();
-            if !go_on {
-                return false;
-            }
+    /// Walk `p.root` and scan its files in walk order. With `threaded`, the walk (listing,
+    /// sorting, name rules) runs on a second thread that hands files over in batches through a
+    /// bounded queue, so it overlaps the reading and searching; the scan stopping (enough
+    /// rows) drops the queue, which stops the walk. Without it, or where no thread can be
+    /// started, both run here in turn.
+    fn walk_and_scan(&self, p: &Planned, s: &mut Scan, threaded: bool) {
+        let ext = p.extension.as_str();
+        if !threaded {
+            walk(&mut PathBuf::from(&p.root), ext, &mut |path| {
+                self.scan_file(path, p, s)
+            });
+            return;
         }
-        true
+        std::thread::scope(|scope| {
+            let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<PathBuf>>(WALK_QUEUE);
+            let mut root = PathBuf::from(&p.root);
+            let walker = std::thread::Builder::new().spawn_scoped(scope, move || {
+                let mut batch = Vec::with_capacity(WALK_BATCH);
+                let done = walk(&mut root, ext, &mut |path| {
+                    batch.push(path.to_path_buf());
+                    batch.len() < WALK_BATCH
+                        || tx
+                            .send(std::mem::replace(
+                                &mut batch,
+                                Vec::with_capacity(WALK_BATCH),
+                            ))
+                            .is_ok()
+                });
+                if done && !batch.is_empty() {
+                    let _ = tx.send(batch);
+                }
+            });
+            let Ok(walker) = walker else {
+                return self.walk_and_scan(p, s, false);
+            };
+            'scan: for batch in rx.iter() {
+                for path in batch {
+                    if !self.scan_file(&path, p, s) {
+                        break 'scan;
+                    }
+                }
+            }
+            drop(rx);
+            // The walk has nothing left to do or stops at its next send; a panic in it only
+            // ends the scan early, it is not raised again here.
+            let _ = walker.join();
+        });
     }
 
     /// Scan one file; `false` once enough rows are collected.
@@ -441,6 +454,52 @@ impl CodeSearch {
         })
     }
 }
+
+/// Walk `dir` in name order, calling `visit` with each file to scan (noise folders, secret
+/// files and other extensions left out) and descending into folders; `false` once `visit`
+/// returned `false`. The entry type comes from the directory listing itself; only symbolic
+/// links (followed) and entries of unknown type cost a `stat`.
+fn walk(dir: &mut PathBuf, extension: &str, visit: &mut dyn FnMut(&Path) -> bool) -> bool {
+    let Ok(rd) = fs::read_dir(&*dir) else {
+        return true;
+    };
+    let mut entries: Vec<(Vec<u8>, Option<fs::FileType>)> = rd
+        .filter_map(Result::ok)
+        .map(|e| (e.file_name().as_bytes().to_vec(), e.file_type().ok()))
+        .collect();
+    entries.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+    for (name, kind) in entries {
+        let name_s = String::from_utf8_lossy(&name);
+        if code_search_skips_dir(&name_s) {
+            continue;
+        }
+        dir.push(std::ffi::OsStr::from_bytes(&name));
+        let kind = match kind {
+            Some(k) if !k.is_symlink() => Some(k),
+            _ => fs::metadata(&*dir).ok().map(|m| m.file_type()),
+        };
+        let go_on = match kind {
+            Some(k) if k.is_dir() => walk(dir, extension, visit),
+            Some(k) if k.is_file() => {
+                code_search_skips_file(&name_s)
+                    || !extension_matches(&name, extension)
+                    || visit(dir)
+            }
+            _ => true,
+        };
+        dir.pop();
+        if !go_on {
+            return false;
+        }
+    }
+    true
+}
+
+/// Files handed from the walking thread to the scanning one at a time, and batches queued at
+/// most: the walk runs ahead of the scan by a bounded amount.
+const WALK_BATCH: usize = 16;
+/// See `WALK_BATCH`.
+const WALK_QUEUE: usize = 64;
 
 /// Whether a file name passes the extension filter (ASCII case-insensitive; empty: any).
 fn extension_matches(name: &[u8], extension: &str) -> bool {
@@ -571,7 +630,7 @@ impl NativeTool for CodeSearch {
                 skipped: 0,
             },
         };
-        self.walk(&mut PathBuf::from(&p.root), p, &mut s);
+        self.walk_and_scan(p, &mut s, true);
         Ok(s.found)
     }
 
