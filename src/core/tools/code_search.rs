@@ -16,11 +16,13 @@ use std::fs;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
+pub mod listing;
 pub mod prefilter;
 pub mod scan;
 #[cfg(test)]
 mod tests;
 
+use listing::Kind;
 use scan::{Line, Matcher};
 
 use super::{success, Host, NativeTool, ToolError};
@@ -457,35 +459,25 @@ impl CodeSearch {
 
 /// Walk `dir` in name order, calling `visit` with each file to scan (noise folders, secret
 /// files and other extensions left out) and descending into folders; `false` once `visit`
-/// returned `false`. The entry type comes from the directory listing itself; only symbolic
-/// links (followed) and entries of unknown type cost a `stat`.
+/// returned `false`. Entry types come from `listing` (links followed).
 fn walk(dir: &mut PathBuf, extension: &str, visit: &mut dyn FnMut(&Path) -> bool) -> bool {
-    let Ok(rd) = fs::read_dir(&*dir) else {
+    let Some(entries) = listing::list(dir) else {
         return true;
     };
-    let mut entries: Vec<(Vec<u8>, Option<fs::FileType>)> = rd
-        .filter_map(Result::ok)
-        .map(|e| (e.file_name().as_bytes().to_vec(), e.file_type().ok()))
-        .collect();
-    entries.sort_unstable_by(|a, b| a.0.cmp(&b.0));
     for (name, kind) in entries {
         let name_s = String::from_utf8_lossy(&name);
         if code_search_skips_dir(&name_s) {
             continue;
         }
         dir.push(std::ffi::OsStr::from_bytes(&name));
-        let kind = match kind {
-            Some(k) if !k.is_symlink() => Some(k),
-            _ => fs::metadata(&*dir).ok().map(|m| m.file_type()),
-        };
         let go_on = match kind {
-            Some(k) if k.is_dir() => walk(dir, extension, visit),
-            Some(k) if k.is_file() => {
+            Kind::Dir => walk(dir, extension, visit),
+            Kind::File => {
                 code_search_skips_file(&name_s)
                     || !extension_matches(&name, extension)
                     || visit(dir)
             }
-            _ => true,
+            Kind::Other => true,
         };
         dir.pop();
         if !go_on {

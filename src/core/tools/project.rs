@@ -5,9 +5,10 @@
 
 use std::ffi::OsStr;
 use std::fs;
-use std::os::unix::ffi::{OsStrExt, OsStringExt};
+use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
+use super::code_search::listing::{self, Kind};
 use super::{success, Host, NativeTool, ToolError};
 use crate::core::security::file_rules::project_skips_entry;
 use crate::core::value::{Array, Value};
@@ -121,9 +122,9 @@ pub fn packages(root: &str) -> Value {
     )
 }
 
-/// The tree below `dir`: folders as `name/` keys holding their own tree, files as list entries.
-/// Entry types come from the directory listing; only symbolic links (followed, as `is_dir()`)
-/// and entries of unknown type cost a `stat`.
+/// The tree below `dir`: folders as `name/` keys holding their own tree, files (and anything
+/// else that is not a folder, links followed) as list entries. Entry types come from
+/// `listing` (no `stat` per entry); a folder at the depth limit is not listed.
 pub fn tree(dir: &Path, depth: i64, level: i64) -> Array {
     if level >= depth {
         return Array::new();
@@ -132,38 +133,28 @@ pub fn tree(dir: &Path, depth: i64, level: i64) -> Array {
 }
 
 fn tree_in(dir: &mut PathBuf, depth: i64, level: i64) -> Array {
-    let mut items = Array::new();
-    let Ok(rd) = fs::read_dir(&*dir) else {
-        return items;
+    let Some(entries) = listing::list(dir) else {
+        return Array::new();
     };
-    let mut entries: Vec<(Vec<u8>, Option<fs::FileType>)> = rd
-        .filter_map(Result::ok)
-        .map(|e| (e.file_name().into_vec(), e.file_type().ok()))
-        .collect();
-    entries.sort_unstable_by(|a, b| a.0.cmp(&b.0));
-    for (name, kind) in entries {
+    let mut items = Array::with_capacity(entries.len());
+    for (mut name, kind) in entries {
         if project_skips_entry(&String::from_utf8_lossy(&name)) {
             continue;
         }
-        let is_dir = match kind {
-            Some(k) if !k.is_symlink() => k.is_dir(),
-            _ => fs::metadata(dir.join(OsStr::from_bytes(&name))).is_ok_and(|m| m.is_dir()),
-        };
-        if is_dir {
-            let sub = if level + 1 >= depth {
-                Array::new()
-            } else {
-                dir.push(OsStr::from_bytes(&name));
-                let sub = tree_in(dir, depth, level + 1);
-                dir.pop();
-                sub
-            };
-            let mut key = name;
-            key.push(b'/');
-            items.insert(key, Value::Array(sub));
-        } else {
+        if kind != Kind::Dir {
             let _ = items.push(Value::Str(name));
+            continue;
         }
+        let sub = if level + 1 >= depth {
+            Array::new()
+        } else {
+            dir.push(OsStr::from_bytes(&name));
+            let sub = tree_in(dir, depth, level + 1);
+            dir.pop();
+            sub
+        };
+        name.push(b'/');
+        items.insert(name, Value::Array(sub));
     }
     items
 }

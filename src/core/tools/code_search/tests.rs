@@ -256,3 +256,51 @@ fn the_row_limit_stops_the_walk_at_the_same_row() {
         assert_eq!((last.file.as_slice(), last.line), (&b"f10.txt"[..], 6));
     }
 }
+
+/// project_info's tree the straightforward way: `read_dir`, sort, `is_dir()` per entry.
+fn naive_tree(dir: &Path, depth: i64, level: i64) -> Array {
+    let mut items = Array::new();
+    if level >= depth {
+        return items;
+    }
+    let Ok(rd) = fs::read_dir(dir) else {
+        return items;
+    };
+    let mut entries: Vec<(Vec<u8>, PathBuf)> = rd
+        .filter_map(Result::ok)
+        .map(|e| (e.file_name().as_bytes().to_vec(), e.path()))
+        .collect();
+    entries.sort();
+    for (name, path) in entries {
+        if crate::core::security::file_rules::project_skips_entry(&String::from_utf8_lossy(&name)) {
+            continue;
+        }
+        if path.is_dir() {
+            let mut key = name.clone();
+            key.push(b'/');
+            items.insert(key, Value::Array(naive_tree(&path, depth, level + 1)));
+        } else {
+            let _ = items.push(Value::Str(name));
+        }
+    }
+    items
+}
+
+#[test]
+fn project_tree_as_the_straightforward_tree() {
+    for seed in 1..4 {
+        let dir = tree(seed);
+        fs::create_dir_all(dir.path().join("storage/a/b/c/d/e")).unwrap();
+        fs::create_dir_all(dir.path().join("src/deep/cache/x")).unwrap();
+        fs::create_dir_all(dir.path().join("1/2")).unwrap();
+        for depth in 0..6 {
+            for level in 0..2 {
+                assert_eq!(
+                    super::super::project::tree(dir.path(), depth, level),
+                    naive_tree(dir.path(), depth, level),
+                    "seed {seed} depth {depth} level {level}"
+                );
+            }
+        }
+    }
+}
