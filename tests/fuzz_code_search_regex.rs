@@ -24,7 +24,8 @@ fn cases() -> u32 {
 
 /// Pattern pieces that keep a literal run going or end it plainly.
 const PLAIN: &[&str] = &[
-    "a", "b", "ab", "c", " ", "#", "-", "\\(", "\\)", "\\$", "\\.", "\\\\", "\\ ", "\\#",
+    "a", "b", "ab", "c", "A", "Bc", "k", " ", "#", "-", "\\(", "\\)", "\\$", "\\.", "\\\\", "\\ ",
+    "\\#",
 ];
 /// Pieces the prefilter reads as non-literal items.
 const ITEMS: &[&str] = &[
@@ -185,11 +186,12 @@ proptest! {
     #[test]
     fn required_literal_is_in_every_matching_line(p in pattern(), lines in prop::collection::vec(line(), 1..10)) {
         let Some(re) = compile_php_regex(p.as_bytes()) else { return Ok(()) };
-        let Some(lit) = re.required_literal().map(<[u8]>::to_vec) else { return Ok(()) };
-        prop_assert!(!lit.is_empty());
+        let Some(lit) = re.required_literal().cloned() else { return Ok(()) };
+        prop_assert!(!lit.bytes.is_empty());
         for l in &lines {
             if re.is_match(l) == Some(true) {
-                prop_assert!(memmem::find(l, &lit).is_some(), "{p} literal {:?} line {:?}", lit, l);
+                let hay = if lit.caseless { l.to_ascii_lowercase() } else { l.clone() };
+                prop_assert!(memmem::find(&hay, &lit.bytes).is_some(), "{p} literal {:?} line {:?}", lit, l);
             }
         }
     }
@@ -202,8 +204,7 @@ proptest! {
                 .filter(|&i| re.is_match(lines[i]) == Some(true))
                 .map(|i| i + 1)
                 .collect();
-            let required = re.required_literal().map(<[u8]>::to_vec);
-            prop_assert_eq!(scanned(&buf, &Matcher::regex(re, required.as_deref())), expected, "{}", p);
+            prop_assert_eq!(scanned(&buf, &Matcher::regex(re)), expected, "{}", p);
         }
         if !needle.is_empty() {
             let expected: Vec<usize> = (0..lines.len())
@@ -220,7 +221,8 @@ proptest! {
 #[test]
 fn hazards_still_match_their_lines() {
     for (p, line) in [
-        ("/abc/i", "ABC"),
+        ("/abc/iu", "ABC"),
+        ("/k/iu", "\u{212a}"),
         ("/a b/x", "ab"),
         ("/(?i)abc/", "ABC"),
         ("/ab(*ACCEPT)cd/", "ab"),
@@ -234,8 +236,7 @@ fn hazards_still_match_their_lines() {
     ] {
         let re = compile_php_regex(p.as_bytes()).unwrap_or_else(|| panic!("{p}"));
         assert_eq!(re.is_match(line.as_bytes()), Some(true), "{p}");
-        let required = re.required_literal().map(<[u8]>::to_vec);
-        let m = Matcher::regex(re, required.as_deref());
+        let m = Matcher::regex(re);
         assert_eq!(scanned(line.as_bytes(), &m), vec![1], "{p}");
     }
 }

@@ -112,7 +112,7 @@ pub fn workspace_root(root: Option<&str>, cwd: &str) -> String {
 pub struct PhpRegex {
     re: pcre2::bytes::Regex,
     anchored: bool,
-    required: Option<Vec<u8>>,
+    required: Option<prefilter::Required>,
 }
 
 /// Parse and compile a complete PHP pattern (`/body/flags`); `None` where PHP refuses it.
@@ -232,8 +232,8 @@ pub fn compile_php_regex(pattern: &[u8]) -> Option<PhpRegex> {
 
 impl PhpRegex {
     /// A literal every matching line contains, when the pattern shows one safely.
-    pub fn required_literal(&self) -> Option<&[u8]> {
-        self.required.as_deref()
+    pub fn required_literal(&self) -> Option<&prefilter::Required> {
+        self.required.as_ref()
     }
 
     /// `Some(matched)`, or `None` when the match itself failed (limit, bad UTF-8 under /u).
@@ -606,10 +606,10 @@ impl NativeTool for CodeSearch {
         _host: &mut H,
     ) -> Result<Found, ToolError<H::Error>> {
         let matcher = if p.is_regex {
-            let re = compile_php_regex(&p.pattern)
-                .ok_or_else(|| ToolError::tool("code_search: invalid regex pattern."))?;
-            let required = re.required_literal().map(<[u8]>::to_vec);
-            Matcher::regex(re, required.as_deref())
+            Matcher::regex(
+                compile_php_regex(&p.pattern)
+                    .ok_or_else(|| ToolError::tool("code_search: invalid regex pattern."))?,
+            )
         } else {
             Matcher::literal(&p.pattern)
         };

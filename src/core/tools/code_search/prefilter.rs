@@ -6,7 +6,11 @@
 //! prefilter can only ever skip lines on which PCRE2 would not match. PCRE2 still decides every
 //! line the literal lets through, so a pattern matches exactly the lines `preg_match` matches.
 //!
-//! Given up on (no literal): the `i` and `x` modifiers, inline option settings (`(?i)`,
+//! Under the `i` modifier (without `u`) the literal is ASCII and compared ignoring ASCII case:
+//! without UTF mode PCRE2's built-in character tables pair only ASCII letters.
+//!
+//! Given up on (no literal): the `x` modifier, `i` together with `u` (Unicode case folding pairs
+//! `k` with the Kelvin sign),  inline option settings (`(?i)`,
 //! `(?x:`...), comments and callouts (`a(?#c)?` makes the `a` optional), `(*VERB)`s anywhere (`(*ACCEPT)` ends a match early, `(*UTF)` and friends change
 //! the subject), `\Q...\E`, top-level alternation, escapes that take arguments (`\x41`, `\p{L}`,
 //! `\g1`, `\c?`, back references) and unbalanced groups. Not literal (the run ends): groups,
@@ -22,8 +26,14 @@ const PLAIN_LETTER_ESCAPES: &[u8] = b"wWdDsSbBhHvVRAzZGKXCntrfea";
 /// the item before (`a(?#c)?` makes the `a` optional).
 const AFTER_PAREN_QUESTION: &[u8] = b"imnsxJUar^-#C";
 
-/// Modifiers under which a byte of the pattern may match other bytes or be ignored.
-const UNSAFE_MODIFIERS: &[u8] = b"ix";
+/// A literal every matching line contains.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Required {
+    /// The bytes (ASCII lower case when `caseless`).
+    pub bytes: Vec<u8>,
+    /// Whether a line holds it ignoring ASCII case (the `i` modifier).
+    pub caseless: bool,
+}
 
 /// One item of the pattern's top level.
 enum Atom {
@@ -44,8 +54,12 @@ enum Repeat {
 
 /// The longest literal every match of `body` (the pattern between its delimiters) contains,
 /// given the pattern's trailing `modifiers`; `None` when no safe literal is known.
-pub fn required_literal(body: &[u8], modifiers: &[u8]) -> Option<Vec<u8>> {
-    if modifiers.iter().any(|m| UNSAFE_MODIFIERS.contains(m)) || has_global_hazard(body) {
+pub fn required_literal(body: &[u8], modifiers: &[u8]) -> Option<Required> {
+    let caseless = modifiers.contains(&b'i');
+    if modifiers.contains(&b'x') || (caseless && modifiers.contains(&b'u')) {
+        return None;
+    }
+    if has_global_hazard(body) {
         return None;
     }
     let mut runs: Vec<Vec<u8>> = Vec::new();
@@ -65,9 +79,14 @@ pub fn required_literal(body: &[u8], modifiers: &[u8]) -> Option<Vec<u8>> {
         }
     }
     runs.push(run);
-    runs.into_iter()
+    let mut bytes = runs
+        .into_iter()
         .filter(|r| !r.is_empty())
-        .reduce(|best, r| if r.len() > best.len() { r } else { best })
+        .reduce(|best, r| if r.len() > best.len() { r } else { best })?;
+    if caseless {
+        bytes.make_ascii_lowercase();
+    }
+    Some(Required { bytes, caseless })
 }
 
 /// Constructs anywhere in the pattern that change how the rest is read or matched.
@@ -179,7 +198,10 @@ mod tests {
     use super::required_literal;
 
     fn lit(body: &str, mods: &str) -> Option<String> {
-        required_literal(body.as_bytes(), mods.as_bytes()).map(|v| String::from_utf8(v).unwrap())
+        required_literal(body.as_bytes(), mods.as_bytes()).map(|r| {
+            assert_eq!(r.caseless, mods.contains('i'));
+            String::from_utf8(r.bytes).unwrap()
+        })
     }
 
     #[test]
@@ -187,6 +209,8 @@ mod tests {
         assert_eq!(lit(r"build\w+\(\$ord", ""), Some("build".into()));
         assert_eq!(lit(r"ab\w\(\$order", "u"), Some("($order".into()));
         assert_eq!(lit("abc", "msuUDAJnSX"), Some("abc".into()));
+        assert_eq!(lit("aBc", "i"), Some("abc".into()));
+        assert_eq!(lit("a\\Bc(A)Bc\\$", "im"), Some("bc$".into()));
         assert_eq!(lit("xa+bcd", ""), Some("bcd".into()));
         assert_eq!(lit("xyza?bc", ""), Some("xyz".into()));
         assert_eq!(lit("ab*cd", ""), Some("cd".into()));
@@ -204,7 +228,8 @@ mod tests {
     #[test]
     fn nothing_when_unsure() {
         for (body, mods) in [
-            ("abc", "i"),
+            ("abc", "iu"),
+            ("abc", "ui"),
             ("abc", "x"),
             ("(?i)abc", ""),
             ("x(?x:a)bc", ""),
@@ -231,5 +256,23 @@ mod tests {
         }
         assert_eq!(lit("a\nbc", ""), Some("bc".into()));
         assert_eq!(lit("a\\\nbc", ""), Some("bc".into()));
+    }
+
+    /// The `i` reading rests on this: without UTF mode an ASCII byte caselessly matches only
+    /// itself and its ASCII other case.
+    #[test]
+    fn caseless_without_utf_pairs_only_ascii_letters() {
+        for c in 0x20u8..0x7f {
+            let pattern = if c.is_ascii_alphanumeric() {
+                vec![b'/', c, b'/', b'i']
+            } else {
+                vec![b'/', b'\\', c, b'/', b'i']
+            };
+            let re = super::super::compile_php_regex(&pattern).unwrap();
+            for b in 0..=255u8 {
+                let expected = b.eq_ignore_ascii_case(&c);
+                assert_eq!(re.is_match(&[b]), Some(expected), "{c} {b}");
+            }
+        }
     }
 }

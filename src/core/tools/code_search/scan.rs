@@ -27,6 +27,8 @@ pub enum Matcher {
         re: PhpRegex,
         /// Lines without this literal are never asked about.
         required: Option<Finder<'static>>,
+        /// The literal is ASCII lower case and looked for ignoring ASCII case.
+        caseless: bool,
     },
 }
 
@@ -36,11 +38,24 @@ impl Matcher {
         Matcher::Literal(Finder::new(pattern).into_owned())
     }
 
-    /// A regex matcher, prefiltered by `required` when given.
-    pub fn regex(re: PhpRegex, required: Option<&[u8]>) -> Self {
+    /// A regex matcher, prefiltered by the pattern's required literal when it has one.
+    pub fn regex(re: PhpRegex) -> Self {
+        let required = re.required_literal();
+        let caseless = required.is_some_and(|r| r.caseless);
+        let required = required.map(|r| Finder::new(&r.bytes).into_owned());
         Matcher::Regex {
             re,
-            required: required.map(|r| Finder::new(r).into_owned()),
+            required,
+            caseless,
+        }
+    }
+
+    /// A regex matcher that asks the pattern about every line.
+    pub fn regex_unfiltered(re: PhpRegex) -> Self {
+        Matcher::Regex {
+            re,
+            required: None,
+            caseless: false,
         }
     }
 }
@@ -65,9 +80,13 @@ pub fn for_each_match(
     skipped: &mut usize,
     mut visit: impl FnMut(Line) -> bool,
 ) -> bool {
-    let (finder, re) = match m {
-        Matcher::Literal(f) => (Some(f), None),
-        Matcher::Regex { re, required } => (required.as_ref(), Some(re)),
+    let (finder, re, caseless) = match m {
+        Matcher::Literal(f) => (Some(f), None, false),
+        Matcher::Regex {
+            re,
+            required,
+            caseless,
+        } => (required.as_ref(), Some(re), *caseless),
     };
     let mut check = |line: &[u8]| match re {
         None => true,
@@ -85,13 +104,21 @@ pub fn for_each_match(
     if finder.needle().contains(&b'\n') {
         return true;
     }
+    // Ignoring ASCII case: search a lower-cased copy; bytes, and so lines, stay in place.
+    let lowered;
+    let hay = if caseless {
+        lowered = buf.to_ascii_lowercase();
+        &lowered[..]
+    } else {
+        buf
+    };
     // `from` is always the start of a line; `counted` the start of line number `number`.
     let (mut from, mut counted, mut number) = (0, 0, 1);
-    while let Some(at) = buf.get(from..).and_then(|rest| finder.find(rest)) {
+    while let Some(at) = hay.get(from..).and_then(|rest| finder.find(rest)) {
         let hit = from + at;
-        let start = memrchr(b'\n', &buf[from..hit]).map_or(from, |i| from + i + 1);
-        let end = memchr(b'\n', &buf[hit..]).map_or(buf.len(), |i| hit + i);
-        number += memchr_iter(b'\n', &buf[counted..start]).count();
+        let start = memrchr(b'\n', &hay[from..hit]).map_or(from, |i| from + i + 1);
+        let end = memchr(b'\n', &hay[hit..]).map_or(hay.len(), |i| hit + i);
+        number += memchr_iter(b'\n', &hay[counted..start]).count();
         counted = start;
         if check(&buf[start..end]) && !visit(Line { start, end, number }) {
             return false;
@@ -238,7 +265,7 @@ mod tests {
     #[test]
     fn every_line_counts_empty_lines_but_not_the_final_newline() {
         let re = super::super::compile_php_regex(b"/^$/").unwrap();
-        let m = Matcher::regex(re, None);
+        let m = Matcher::regex_unfiltered(re);
         assert_eq!(found(b"", &m), Vec::<usize>::new());
         assert_eq!(found(b"\n", &m), vec![1]);
         assert_eq!(found(b"a\n\n", &m), vec![2]);

@@ -192,6 +192,7 @@ fn fast_scan_finds_the_rows_the_line_by_line_scan_finds() {
             ("/^$/", true),
             ("/N?eedle\\b/", true),
             ("/needle/i", true),
+            ("/NEEDLE\\b/i", true),
             ("/\\w+ \\w+/u", true),
         ] {
             for (ext, context, offset) in [("", 0, 0), ("php", 2, 0), ("", 5, 3), ("", 1, 650)] {
@@ -202,9 +203,7 @@ fn fast_scan_finds_the_rows_the_line_by_line_scan_finds() {
                 empty += usize::from(expected.is_empty());
                 for threaded in [false, true] {
                     let matcher = if is_regex {
-                        let re = compile_php_regex(pattern.as_bytes()).unwrap();
-                        let required = re.required_literal().map(<[u8]>::to_vec);
-                        Matcher::regex(re, required.as_deref())
+                        Matcher::regex(compile_php_regex(pattern.as_bytes()).unwrap())
                     } else {
                         Matcher::literal(pattern.as_bytes())
                     };
