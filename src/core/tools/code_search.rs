@@ -5,7 +5,8 @@
 //! Limits (phpClaw's CodeSearchTool): at most 1000 rows scanned (one more signals truncation),
 //! 8192-byte pages measured as `json_encode` (default flags) of each row plus one, files over
 //! 1 MiB skipped, `vendor`, `node_modules`, `.git`, `.idea` and the security folders skipped,
-//! secret files skipped, context 0..5 lines. Unlike the reference, files are visited in path
+//! secret files skipped, links to folders not followed (links to files are searched), context
+//! 0..5 lines. Unlike the reference, files are visited in path
 //! order (byte order of the names in each folder), so the same tree always pages the same way.
 //!
 //! Speed (same lines as a line-by-line scan): entry types come from the directory listing, each
@@ -459,7 +460,8 @@ impl CodeSearch {
 
 /// Walk `dir` in name order, calling `visit` with each file to scan (noise folders, secret
 /// files and other extensions left out) and descending into folders; `false` once `visit`
-/// returned `false`. Entry types come from `listing` (links followed).
+/// returned `false`. Entry types come from `listing`: links to files are scanned, links to
+/// folders are not followed.
 fn walk(dir: &mut PathBuf, extension: &str, visit: &mut dyn FnMut(&Path) -> bool) -> bool {
     let Some(entries) = listing::list(dir) else {
         return true;
@@ -477,7 +479,9 @@ fn walk(dir: &mut PathBuf, extension: &str, visit: &mut dyn FnMut(&Path) -> bool
                     || !extension_matches(&name, extension)
                     || visit(dir)
             }
-            Kind::Other => true,
+            // As the reference's directory iterator: a link to a folder is not descended into
+            // (which also keeps link cycles from multiplying the walk).
+            Kind::DirLink | Kind::Other => true,
         };
         dir.pop();
         if !go_on {

@@ -141,7 +141,7 @@ fn tree_in(dir: &mut PathBuf, depth: i64, level: i64) -> Array {
         if project_skips_entry(&String::from_utf8_lossy(&name)) {
             continue;
         }
-        if kind != Kind::Dir {
+        if !matches!(kind, Kind::Dir | Kind::DirLink) {
             let _ = items.push(Value::Str(name));
             continue;
         }

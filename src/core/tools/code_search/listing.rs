@@ -1,5 +1,5 @@
-//! One folder's entries, sorted by name, each with its type (symbolic links followed), for
-//! code_search's walk and project_info's tree.
+//! One folder's entries, sorted by name, each with its type (symbolic links followed, a link
+//! to a folder told apart from a folder), for code_search's walk and project_info's tree.
 //!
 //! On Linux the folder is read with `getdents64` straight into a stack buffer: the type comes
 //! with each entry, so only links and entries of unknown type cost an `fstatat` (relative to
@@ -12,8 +12,10 @@ use std::path::Path;
 /// What an entry is, links followed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Kind {
-    /// A folder (or a link to one).
+    /// A folder.
     Dir,
+    /// A symbolic link to a folder (project_info follows it, code_search does not).
+    DirLink,
     /// A regular file (or a link to one).
     File,
     /// Anything else: FIFO, socket, device, a dangling link, an entry that vanished.
@@ -89,7 +91,11 @@ mod imp {
                     let kind = match header[18] {
                         libc::DT_DIR => Kind::Dir,
                         libc::DT_REG => Kind::File,
-                        libc::DT_LNK | libc::DT_UNKNOWN => stat_kind(&fd, name),
+                        libc::DT_LNK => match stat_kind(&fd, name) {
+                            Kind::Dir => Kind::DirLink,
+                            k => k,
+                        },
+                        libc::DT_UNKNOWN => unknown_kind(&fd, name),
                         _ => Kind::Other,
                     };
                     out.push((name.to_vec(), kind));
@@ -102,20 +108,36 @@ mod imp {
 
     /// The kind of `name` inside the open folder, links followed.
     fn stat_kind(dir: &OwnedFd, name: &[u8]) -> Kind {
-        let Ok(name) = CString::new(name) else {
-            return Kind::Other;
-        };
+        match mode(dir, name, 0) {
+            Some(libc::S_IFDIR) => Kind::Dir,
+            Some(libc::S_IFREG) => Kind::File,
+            _ => Kind::Other,
+        }
+    }
+
+    /// The kind of an entry the listing gave no type for (some filesystems do not).
+    fn unknown_kind(dir: &OwnedFd, name: &[u8]) -> Kind {
+        match mode(dir, name, libc::AT_SYMLINK_NOFOLLOW) {
+            Some(libc::S_IFLNK) => match stat_kind(dir, name) {
+                Kind::Dir => Kind::DirLink,
+                k => k,
+            },
+            Some(libc::S_IFDIR) => Kind::Dir,
+            Some(libc::S_IFREG) => Kind::File,
+            _ => Kind::Other,
+        }
+    }
+
+    /// The file type bits of `name` inside the open folder.
+    fn mode(dir: &OwnedFd, name: &[u8], flags: libc::c_int) -> Option<libc::mode_t> {
+        let name = CString::new(name).ok()?;
         // SAFETY: an all-zero `stat` is a valid value for the kernel to overwrite.
         let mut st: libc::stat = unsafe { std::mem::zeroed() };
         // SAFETY: an open folder, a NUL-terminated name, a writable `stat`.
-        if unsafe { libc::fstatat(dir.as_raw_fd(), name.as_ptr(), &mut st, 0) } != 0 {
-            return Kind::Other;
+        if unsafe { libc::fstatat(dir.as_raw_fd(), name.as_ptr(), &mut st, flags) } != 0 {
+            return None;
         }
-        match st.st_mode & libc::S_IFMT {
-            libc::S_IFDIR => Kind::Dir,
-            libc::S_IFREG => Kind::File,
-            _ => Kind::Other,
-        }
+        Some(st.st_mode & libc::S_IFMT)
     }
 }
 
@@ -132,13 +154,11 @@ mod imp {
         Some(
             rd.filter_map(Result::ok)
                 .map(|e| {
-                    let kind = match e.file_type() {
-                        Ok(t) if !t.is_symlink() => Some(t),
-                        _ => fs::metadata(e.path()).ok().map(|m| m.file_type()),
-                    };
-                    let kind = match kind {
-                        Some(t) if t.is_dir() => Kind::Dir,
-                        Some(t) if t.is_file() => Kind::File,
+                    let link = e.file_type().map_or(true, |t| t.is_symlink());
+                    let kind = match fs::metadata(e.path()) {
+                        Ok(m) if m.is_dir() && link => Kind::DirLink,
+                        Ok(m) if m.is_dir() => Kind::Dir,
+                        Ok(m) if m.is_file() => Kind::File,
                         _ => Kind::Other,
                     };
                     (e.file_name().as_bytes().to_vec(), kind)
@@ -159,7 +179,9 @@ mod tests {
             .unwrap()
             .map(|e| {
                 let e = e.unwrap();
+                let link = std::fs::symlink_metadata(e.path()).unwrap().is_symlink();
                 let kind = match std::fs::metadata(e.path()) {
+                    Ok(m) if m.is_dir() && link => Kind::DirLink,
                     Ok(m) if m.is_dir() => Kind::Dir,
                     Ok(m) if m.is_file() => Kind::File,
                     _ => Kind::Other,
@@ -188,7 +210,8 @@ mod tests {
         let got = list(root).unwrap();
         assert_eq!(got.len(), 406);
         assert_eq!(got, std_list(root));
-        assert!(got.contains(&(b"to_dir".to_vec(), Kind::Dir)));
+        assert!(got.contains(&(b"to_dir".to_vec(), Kind::DirLink)));
+        assert!(got.contains(&(b"sub".to_vec(), Kind::Dir)));
         assert!(got.contains(&(b"to_file".to_vec(), Kind::File)));
         assert!(got.contains(&(b"dangling".to_vec(), Kind::Other)));
         assert!(list(&root.join("f")).is_none());

@@ -27,6 +27,9 @@ fn naive(root: &str, dir: &Path, p: &Planned, seen: &mut usize, rows: &mut Vec<R
         let Ok(meta) = fs::metadata(&path) else {
             continue;
         };
+        if meta.is_dir() && fs::symlink_metadata(&path).unwrap().is_symlink() {
+            continue;
+        }
         if meta.is_dir() {
             if !naive(root, &path, p, seen, rows) {
                 return false;
@@ -228,6 +231,36 @@ fn fast_scan_finds_the_rows_the_line_by_line_scan_finds() {
     // The trees exercise the row limit, and most searches find something.
     assert_eq!(most, MAX_SCAN_ROWS + 1);
     assert!(empty < 60, "{empty} empty searches of 180");
+}
+
+/// Links to folders are not walked (as the reference's iterator), so two links back to the
+/// root cannot multiply the walk; links to files are searched.
+#[test]
+fn folder_links_are_not_followed() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    fs::create_dir(root.join("d")).unwrap();
+    fs::write(root.join("d/f.txt"), "needle\n").unwrap();
+    std::os::unix::fs::symlink(root, root.join("d/up1")).unwrap();
+    std::os::unix::fs::symlink(root, root.join("d/up2")).unwrap();
+    std::os::unix::fs::symlink(root.join("d/f.txt"), root.join("g.txt")).unwrap();
+    let root_s = root.to_string_lossy().into_owned();
+    let tool = CodeSearch {
+        root: root_s.clone(),
+    };
+    let p = planned(&root_s, "needle", false, "", 0, 0);
+    let mut s = Scan {
+        buf: Vec::new(),
+        matcher: Matcher::literal(b"needle"),
+        seen: 0,
+        found: Found {
+            rows: Vec::new(),
+            skipped: 0,
+        },
+    };
+    tool.walk_and_scan(&p, &mut s, true);
+    let files: Vec<&[u8]> = s.found.rows.iter().map(|r| r.file.as_slice()).collect();
+    assert_eq!(files, [&b"d/f.txt"[..], b"g.txt"]);
 }
 
 #[test]
