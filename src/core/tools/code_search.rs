@@ -16,6 +16,8 @@
 use std::fs;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::OnceLock;
 
 pub mod listing;
 pub mod prefilter;
@@ -371,25 +373,48 @@ impl CodeSearch {
         Ok(real)
     }
 
-    /// Walk `p.root` and scan its files in walk order. With `threaded`, the walk (listing,
-    /// sorting, name rules) runs on a second thread that hands files over in batches through a
-    /// bounded queue, so it overlaps the reading and searching; the scan stopping (enough
-    /// rows) drops the queue, which stops the walk. Without it, or where no thread can be
-    /// started, both run here in turn.
+    /// Walk `p.root` and scan its files in walk order.
+    ///
+    /// With `threaded`, a second thread walks (listing, sorting, name rules) and hands files
+    /// over in batches through a bounded queue, so the walk overlaps the reading and
+    /// searching. Once the walk is done, that thread probes files from the last one backwards
+    /// while this one scans forwards: a file it finds no matching line in is skipped here, one
+    /// with a match is scanned here as any other, and the two stop where they meet. Rows are
+    /// only ever made here, in walk order, so offset and row limit cut exactly where a scan on
+    /// one thread would. The scan stopping (enough rows) drops the queue and raises a flag,
+    /// which stops the other thread. Without `threaded`, or where no thread can be started,
+    /// the walk and the scan run here in turn.
     fn walk_and_scan(&self, p: &Planned, s: &mut Scan, threaded: bool) {
         let ext = p.extension.as_str();
+        let Scan {
+            buf,
+            matcher,
+            seen,
+            found,
+        } = s;
+        let matcher: &Matcher = matcher;
         if !threaded {
             walk(&mut PathBuf::from(&p.root), ext, &mut |path| {
-                self.scan_file(path, p, s)
+                self.scan_file(path, p, matcher, buf, seen, found)
             });
             return;
         }
+        let ahead = Ahead {
+            states: OnceLock::new(),
+            next_here: AtomicUsize::new(0),
+            stop: AtomicBool::new(false),
+        };
         std::thread::scope(|scope| {
             let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<PathBuf>>(WALK_QUEUE);
             let mut root = PathBuf::from(&p.root);
+            let ahead = &ahead;
             let walker = std::thread::Builder::new().spawn_scoped(scope, move || {
                 let mut batch = Vec::with_capacity(WALK_BATCH);
+                let mut all = Vec::new();
                 let done = walk(&mut root, ext, &mut |path| {
+                    if all.len() <= PROBE_MAX_FILES {
+                        all.push(path.to_path_buf());
+                    }
                     batch.push(path.to_path_buf());
                     batch.len() < WALK_BATCH
                         || tx
@@ -399,38 +424,51 @@ impl CodeSearch {
                             ))
                             .is_ok()
                 });
-                if done && !batch.is_empty() {
-                    let _ = tx.send(batch);
+                if !done || (!batch.is_empty() && tx.send(batch).is_err()) {
+                    return;
+                }
+                drop(tx);
+                if all.len() <= PROBE_MAX_FILES {
+                    ahead.probe_backwards(&all, matcher);
                 }
             });
             let Ok(walker) = walker else {
-                return self.walk_and_scan(p, s, false);
+                walk(&mut PathBuf::from(&p.root), ext, &mut |path| {
+                    self.scan_file(path, p, matcher, buf, seen, found)
+                });
+                return;
             };
+            let mut index = 0;
             'scan: for batch in rx.iter() {
                 for path in batch {
-                    if !self.scan_file(&path, p, s) {
+                    let skip = ahead.claim(index).map(|skipped| found.skipped += skipped);
+                    index += 1;
+                    if skip.is_none() && !self.scan_file(&path, p, matcher, buf, seen, found) {
                         break 'scan;
                     }
                 }
             }
+            ahead.stop.store(true, Ordering::Release);
             drop(rx);
-            // The walk has nothing left to do or stops at its next send; a panic in it only
-            // ends the scan early, it is not raised again here.
+            // The other thread stops at its next send or probe; a panic in it only ends the
+            // scan early, it is not raised again here.
             let _ = walker.join();
         });
     }
 
     /// Scan one file; `false` once enough rows are collected.
-    fn scan_file(&self, path: &Path, p: &Planned, s: &mut Scan) -> bool {
-        if !scan::read_file(path, MAX_FILE_BYTES, &mut s.buf) {
+    fn scan_file(
+        &self,
+        path: &Path,
+        p: &Planned,
+        matcher: &Matcher,
+        buf: &mut Vec<u8>,
+        seen: &mut usize,
+        found: &mut Found,
+    ) -> bool {
+        if !scan::read_file(path, MAX_FILE_BYTES, buf) {
             return true;
         }
-        let Scan {
-            buf,
-            matcher,
-            seen,
-            found,
-        } = s;
         let buf = &buf[..];
         let mut file: Option<Vec<u8>> = None;
         scan::for_each_match(buf, matcher, &mut found.skipped, |line: Line| {
@@ -496,6 +534,69 @@ fn walk(dir: &mut PathBuf, extension: &str, visit: &mut dyn FnMut(&Path) -> bool
 const WALK_BATCH: usize = 16;
 /// See `WALK_BATCH`.
 const WALK_QUEUE: usize = 64;
+/// Past this many files the walking thread does not probe (it would have to keep every path).
+const PROBE_MAX_FILES: usize = 100_000;
+
+/// What the probing thread tells the scanning one, per file of the walk (by index).
+struct Ahead {
+    /// One state per file, set up once the walk is done: `FREE`, `TAKEN` (being probed or
+    /// scanned), `HAS_MATCH`, or `NO_MATCH + n` (no matching line; `n` lines PCRE2 failed on).
+    states: OnceLock<Vec<AtomicUsize>>,
+    /// The index of the next file the scanning thread takes.
+    next_here: AtomicUsize,
+    /// Set when the scan is over.
+    stop: AtomicBool,
+}
+
+const FREE: usize = 0;
+const TAKEN: usize = 1;
+const HAS_MATCH: usize = 2;
+const NO_MATCH: usize = 3;
+
+impl Ahead {
+    /// Probe files from the last backwards until the scanning thread is reached.
+    fn probe_backwards(&self, files: &[PathBuf], matcher: &Matcher) {
+        let states = self
+            .states
+            .get_or_init(|| files.iter().map(|_| AtomicUsize::new(FREE)).collect());
+        let mut buf = Vec::new();
+        for (i, path) in files.iter().enumerate().rev() {
+            if self.stop.load(Ordering::Acquire)
+                || i < self.next_here.load(Ordering::Acquire)
+                || states[i]
+                    .compare_exchange(FREE, TAKEN, Ordering::AcqRel, Ordering::Acquire)
+                    .is_err()
+            {
+                return;
+            }
+            let mut hit = false;
+            let mut skipped = 0;
+            if scan::read_file(path, MAX_FILE_BYTES, &mut buf) {
+                scan::for_each_match(&buf, matcher, &mut skipped, |_| {
+                    hit = true;
+                    false
+                });
+            }
+            let state = if hit {
+                HAS_MATCH
+            } else {
+                NO_MATCH.saturating_add(skipped)
+            };
+            states[i].store(state, Ordering::Release);
+        }
+    }
+
+    /// Called by the scanning thread before file `i`: `Some(skipped)` when the file was probed
+    /// without a match (skip it), `None` when it must be scanned here.
+    fn claim(&self, i: usize) -> Option<usize> {
+        self.next_here.store(i + 1, Ordering::Release);
+        let state = self.states.get()?.get(i)?;
+        match state.compare_exchange(FREE, TAKEN, Ordering::AcqRel, Ordering::Acquire) {
+            Err(s) if s >= NO_MATCH => Some(s - NO_MATCH),
+            _ => None,
+        }
+    }
+}
 
 /// Whether a file name passes the extension filter (ASCII case-insensitive; empty: any).
 fn extension_matches(name: &[u8], extension: &str) -> bool {

@@ -336,3 +336,46 @@ fn project_tree_as_the_straightforward_tree() {
         }
     }
 }
+
+/// Enough files that the walking thread finishes early and probes from the end while the scan
+/// comes from the front: the rows are those of the line-by-line scan, every time.
+#[test]
+fn probing_from_the_end_keeps_the_rows() {
+    let dir = tempfile::tempdir().unwrap();
+    for i in 0..400 {
+        let sub = dir.path().join(format!("d{}", i % 7));
+        fs::create_dir_all(&sub).unwrap();
+        let body = if i % 9 == 0 {
+            format!("a\nneedle {i}\nb\n")
+        } else {
+            "nothing here\n".repeat(50)
+        };
+        fs::write(sub.join(format!("f{i:03}.txt")), body).unwrap();
+    }
+    let root = dir.path().to_string_lossy().into_owned();
+    let tool = CodeSearch { root: root.clone() };
+    for (pattern, is_regex, offset) in [("needle", false, 0), ("/ne+dle \\d/", true, 10)] {
+        let p = planned(&root, pattern, is_regex, "", 1, offset);
+        let mut expected = Vec::new();
+        naive(&root, Path::new(&root), &p, &mut 0, &mut expected);
+        assert_eq!(expected.len(), 45 - offset);
+        for _ in 0..5 {
+            let matcher = if is_regex {
+                Matcher::regex(compile_php_regex(pattern.as_bytes()).unwrap())
+            } else {
+                Matcher::literal(pattern.as_bytes())
+            };
+            let mut s = Scan {
+                buf: Vec::new(),
+                matcher,
+                seen: 0,
+                found: Found {
+                    rows: Vec::new(),
+                    skipped: 0,
+                },
+            };
+            tool.walk_and_scan(&p, &mut s, true);
+            assert_eq!(s.found.rows, expected, "{pattern}");
+        }
+    }
+}
