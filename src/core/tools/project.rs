@@ -3,6 +3,7 @@
 //! depth clamped to 1..4 (default 2). Unlike the reference, each folder's entries are sorted by
 //! name so the same project always gives the same tree.
 
+use std::cell::Cell;
 use std::ffi::OsStr;
 use std::fs;
 use std::os::unix::ffi::OsStrExt;
@@ -166,7 +167,8 @@ pub struct Planned {
 
 impl NativeTool for Project {
     type Input = Planned;
-    type Execution = Value;
+    /// The data, taken (not copied) by `complete()`: the tree can hold thousands of entries.
+    type Execution = Cell<Option<Value>>;
 
     fn forbidden_subject(&self) -> &'static str {
         FORBIDDEN_SUBJECT
@@ -217,8 +219,8 @@ impl NativeTool for Project {
         &mut self,
         p: &Planned,
         _host: &mut H,
-    ) -> Result<Value, ToolError<H::Error>> {
-        Ok(Value::from_pairs([
+    ) -> Result<Cell<Option<Value>>, ToolError<H::Error>> {
+        Ok(Cell::new(Some(Value::from_pairs([
             ("framework", Value::str(detect(&self.root))),
             ("root", Value::str(&self.root)),
             ("packages", packages(&self.root)),
@@ -226,14 +228,15 @@ impl NativeTool for Project {
                 "file_tree",
                 Value::Array(tree(Path::new(&self.root), p.depth, 0)),
             ),
-        ]))
+        ]))))
     }
 
-    fn complete(&mut self, execution: &Value, p: &Planned) -> Value {
+    fn complete(&mut self, execution: &Cell<Option<Value>>, p: &Planned) -> Value {
         let meta = Value::from_pairs([
             ("mode", Value::str("project_info")),
             ("depth", Value::Int(p.depth)),
         ]);
-        success(execution.clone(), meta, Value::Array(Array::new()))
+        let data = execution.take().unwrap_or(Value::Null);
+        success(data, meta, Value::Array(Array::new()))
     }
 }
