@@ -2,7 +2,8 @@
 // code_search and project_info over a generated tree (2000 PHP files, ~16 MB): the native tools
 // against ripgrep (`rg`, same literal and regex) and against a plain-PHP implementation written
 // below (RecursiveDirectoryIterator + strpos / preg_match; DirectoryIterator for the tree).
-// Same number of matching lines checked first. Run:
+// Checked first: the same matching lines (file and line) from native and plain PHP, the same
+// count from rg, the same tree from both. Run:
 //   php -d extension=<path>/libphpclaw.so bench/code_search.php
 
 declare(strict_types=1);
@@ -12,8 +13,9 @@ use PhpClaw\Tools\ProjectTool;
 
 const SKIP = ['vendor', 'node_modules', '.git', '.idea'];
 
-/** Plain PHP: every matching line (file, line), the walk the reference does. */
-function plain_search(string $root, string $pattern, bool $regex): int
+/** Plain PHP: every matching line (file, line), the walk the reference does; `$where` gets
+ * "file:line" of each hit when given (the check, not the timed runs). */
+function plain_search(string $root, string $pattern, bool $regex, ?array &$where = null): int
 {
     $it = new RecursiveIteratorIterator(new RecursiveCallbackFilterIterator(
         new RecursiveDirectoryIterator($root, FilesystemIterator::SKIP_DOTS),
@@ -28,9 +30,12 @@ function plain_search(string $root, string $pattern, bool $regex): int
         if ($lines === false) {
             continue;
         }
-        foreach ($lines as $line) {
+        foreach ($lines as $i => $line) {
             if ($regex ? preg_match($pattern, $line) === 1 : str_contains($line, $pattern)) {
                 $hits++;
+                if ($where !== null) {
+                    $where[] = substr($file->getPathname(), strlen($root) + 1).':'.($i + 1);
+                }
             }
         }
     }
@@ -55,6 +60,23 @@ function plain_tree(string $dir, int $depth, int $level = 0): array
         }
     }
     return $items;
+}
+
+/** A tree with files sorted and folders sorted by name, to compare trees listed in any order. */
+function sorted_tree(array $tree): array
+{
+    $files = [];
+    $dirs = [];
+    foreach ($tree as $k => $v) {
+        if (is_int($k)) {
+            $files[] = $v;
+        } else {
+            $dirs[$k] = sorted_tree($v);
+        }
+    }
+    sort($files, SORT_STRING);
+    ksort($dirs, SORT_STRING);
+    return [$files, $dirs];
 }
 
 function tree_fixture(): string
@@ -97,8 +119,17 @@ $bytes = (int) shell_exec('du -sb '.escapeshellarg($root.'/src').' | cut -f1');
 printf("tree: %s (%d files, %.1f MB)\n", $root, 2000, $bytes / 1e6);
 $tool = new CodeSearchTool($root);
 foreach ([['buildPayload', false, 'buildPayload'], ['/build\w+\(\$ord/', true, 'build\w+\(\$ord']] as [$pattern, $regex, $rgPattern]) {
-    $native = json_decode($tool->execute(['pattern' => $pattern, 'is_regex' => $regex]), true)['data']['total'];
-    $plain = plain_search($root, $pattern, $regex);
+    $data = json_decode($tool->execute(['pattern' => $pattern, 'is_regex' => $regex]), true)['data'];
+    $native = $data['total'];
+    $where = [];
+    $plain = plain_search($root, $pattern, $regex, $where);
+    sort($where, SORT_STRING);
+    $nativeWhere = array_map(fn (array $r): string => $r['file'].':'.$r['line'], $data['results']);
+    sort($nativeWhere, SORT_STRING);
+    if ($data['truncated'] || $nativeWhere !== $where) {
+        fwrite(STDERR, "different lines for $pattern\n");
+        exit(1);
+    }
     $rg = (int) trim((string) shell_exec('rg -c --no-filename -j1 '.escapeshellarg($rgPattern).' '.escapeshellarg($root).' | paste -sd+ | bc'));
     if ($native !== $plain || $rg !== $plain) {
         fwrite(STDERR, "mismatch for $pattern: native $native plain $plain rg $rg\n");
@@ -112,6 +143,10 @@ foreach ([['buildPayload', false, 'buildPayload'], ['/build\w+\(\$ord/', true, '
         $regex ? 'regex' : 'literal', $native, $tn, $tr, $tr1, $tp, $tn / $tr, $tn / $tr1, $tp / $tn);
 }
 $project = new ProjectTool($root);
+if (sorted_tree(json_decode($project->execute(['depth' => 3]), true)['data']['file_tree']) !== sorted_tree(plain_tree($root, 3))) {
+    fwrite(STDERR, "different trees\n");
+    exit(1);
+}
 $tn = best(fn () => $project->execute(['depth' => 3]), 20);
 $tp = best(fn () => plain_tree($root, 3), 20);
 printf("project_info depth 3: native %.3f ms, plain PHP %.3f ms; plain/native %.1fx\n", $tn, $tp, $tp / $tn);

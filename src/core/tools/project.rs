@@ -3,9 +3,13 @@
 //! depth clamped to 1..4 (default 2). Unlike the reference, each folder's entries are sorted by
 //! name so the same project always gives the same tree.
 
+use std::cell::Cell;
+use std::ffi::OsStr;
 use std::fs;
-use std::path::Path;
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Path, PathBuf};
 
+use super::code_search::listing::{self, Kind};
 use super::{success, Host, NativeTool, ToolError};
 use crate::core::security::file_rules::project_skips_entry;
 use crate::core::value::{Array, Value};
@@ -119,34 +123,39 @@ pub fn packages(root: &str) -> Value {
     )
 }
 
-/// The tree below `dir`: folders as `name/` keys holding their own tree, files as list entries.
+/// The tree below `dir`: folders as `name/` keys holding their own tree, files (and anything
+/// else that is not a folder, links followed) as list entries. Entry types come from
+/// `listing` (no `stat` per entry); a folder at the depth limit is not listed.
 pub fn tree(dir: &Path, depth: i64, level: i64) -> Array {
-    let mut items = Array::new();
     if level >= depth {
-        return items;
+        return Array::new();
     }
-    let Ok(rd) = fs::read_dir(dir) else {
-        return items;
+    tree_in(&mut dir.to_path_buf(), depth, level)
+}
+
+fn tree_in(dir: &mut PathBuf, depth: i64, level: i64) -> Array {
+    let Some(entries) = listing::list(dir) else {
+        return Array::new();
     };
-    let mut entries: Vec<(Vec<u8>, std::path::PathBuf)> = rd
-        .filter_map(Result::ok)
-        .map(|e| {
-            use std::os::unix::ffi::OsStrExt;
-            (e.file_name().as_bytes().to_vec(), e.path())
-        })
-        .collect();
-    entries.sort();
-    for (name, path) in entries {
+    let mut items = Array::with_capacity(entries.len());
+    for (mut name, kind) in entries {
         if project_skips_entry(&String::from_utf8_lossy(&name)) {
             continue;
         }
-        if path.is_dir() {
-            let mut key = name.clone();
-            key.push(b'/');
-            items.insert(key, Value::Array(tree(&path, depth, level + 1)));
-        } else {
+        if !matches!(kind, Kind::Dir | Kind::DirLink) {
             let _ = items.push(Value::Str(name));
+            continue;
         }
+        let sub = if level + 1 >= depth {
+            Array::new()
+        } else {
+            dir.push(OsStr::from_bytes(&name));
+            let sub = tree_in(dir, depth, level + 1);
+            dir.pop();
+            sub
+        };
+        name.push(b'/');
+        items.insert(name, Value::Array(sub));
     }
     items
 }
@@ -158,7 +167,8 @@ pub struct Planned {
 
 impl NativeTool for Project {
     type Input = Planned;
-    type Execution = Value;
+    /// The data, taken (not copied) by `complete()`: the tree can hold thousands of entries.
+    type Execution = Cell<Option<Value>>;
 
     fn forbidden_subject(&self) -> &'static str {
         FORBIDDEN_SUBJECT
@@ -209,8 +219,8 @@ impl NativeTool for Project {
         &mut self,
         p: &Planned,
         _host: &mut H,
-    ) -> Result<Value, ToolError<H::Error>> {
-        Ok(Value::from_pairs([
+    ) -> Result<Cell<Option<Value>>, ToolError<H::Error>> {
+        Ok(Cell::new(Some(Value::from_pairs([
             ("framework", Value::str(detect(&self.root))),
             ("root", Value::str(&self.root)),
             ("packages", packages(&self.root)),
@@ -218,14 +228,15 @@ impl NativeTool for Project {
                 "file_tree",
                 Value::Array(tree(Path::new(&self.root), p.depth, 0)),
             ),
-        ]))
+        ]))))
     }
 
-    fn complete(&mut self, execution: &Value, p: &Planned) -> Value {
+    fn complete(&mut self, execution: &Cell<Option<Value>>, p: &Planned) -> Value {
         let meta = Value::from_pairs([
             ("mode", Value::str("project_info")),
             ("depth", Value::Int(p.depth)),
         ]);
-        success(execution.clone(), meta, Value::Array(Array::new()))
+        let data = execution.take().unwrap_or(Value::Null);
+        success(data, meta, Value::Array(Array::new()))
     }
 }

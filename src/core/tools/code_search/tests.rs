@@ -1,0 +1,381 @@
+//! The fast scan against the straightforward one on real trees: a walk with a `stat` per entry
+//! and every file split into lines and tested line by line. Same rows (file, line, text,
+//! context), in the same order, with the same offset and row-limit cut, threaded or not.
+
+use std::fs;
+use std::os::unix::ffi::OsStrExt;
+use std::path::Path;
+
+use super::*;
+
+/// The straightforward scan: what code_search did before the fast paths.
+fn naive(root: &str, dir: &Path, p: &Planned, seen: &mut usize, rows: &mut Vec<Row>) -> bool {
+    let Ok(rd) = fs::read_dir(dir) else {
+        return true;
+    };
+    let mut entries: Vec<(Vec<u8>, PathBuf)> = rd
+        .filter_map(Result::ok)
+        .map(|e| (e.file_name().as_bytes().to_vec(), e.path()))
+        .collect();
+    entries.sort();
+    let re = p.is_regex.then(|| compile_php_regex(&p.pattern).unwrap());
+    for (name, path) in entries {
+        let name_s = String::from_utf8_lossy(&name);
+        if code_search_skips_dir(&name_s) {
+            continue;
+        }
+        let Ok(meta) = fs::metadata(&path) else {
+            continue;
+        };
+        if meta.is_dir() && fs::symlink_metadata(&path).unwrap().is_symlink() {
+            continue;
+        }
+        if meta.is_dir() {
+            if !naive(root, &path, p, seen, rows) {
+                return false;
+            }
+            continue;
+        }
+        if !meta.is_file()
+            || meta.len() > MAX_FILE_BYTES
+            || code_search_skips_file(&name_s)
+            || !extension_matches(&name, &p.extension)
+        {
+            continue;
+        }
+        let content = fs::read(&path).unwrap();
+        let mut lines: Vec<&[u8]> = content.split(|&c| c == b'\n').collect();
+        if content.last() == Some(&b'\n') || content.is_empty() {
+            lines.pop();
+        }
+        for (i, line) in lines.iter().enumerate() {
+            let hit = match &re {
+                Some(re) => re.is_match(line) == Some(true),
+                None => memchr::memmem::find(line, &p.pattern).is_some(),
+            };
+            if !hit {
+                continue;
+            }
+            *seen += 1;
+            if *seen <= p.offset {
+                continue;
+            }
+            let c = p.context_lines;
+            rows.push(Row {
+                file: path.to_string_lossy().as_bytes()[root.len() + 1..].to_vec(),
+                line: i + 1,
+                text: line.to_vec(),
+                before: lines[i.saturating_sub(c)..i]
+                    .iter()
+                    .map(|l| l.to_vec())
+                    .collect(),
+                after: lines[i + 1..(i + 1 + c).min(lines.len())]
+                    .iter()
+                    .map(|l| l.to_vec())
+                    .collect(),
+            });
+            if rows.len() > MAX_SCAN_ROWS {
+                return false;
+            }
+        }
+    }
+    true
+}
+
+/// A small deterministic generator (no test may depend on the clock).
+struct Lcg(u64);
+
+impl Lcg {
+    fn next(&mut self, n: usize) -> usize {
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        ((self.0 >> 33) as usize) % n.max(1)
+    }
+}
+
+/// A tree with nested folders, noise folders, secret files, a file past the size limit, a
+/// FIFO, symbolic links to a file and a folder, CRLF lines and files with and without a final
+/// newline.
+fn tree(seed: u64) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let mut g = Lcg(seed);
+    let words = [
+        "alpha",
+        "beta",
+        "needle",
+        "Needle",
+        "x",
+        "",
+        "needle needle",
+        "a\r",
+        "é",
+    ];
+    let folders = [
+        "",
+        "src",
+        "src/deep",
+        "vendor",
+        ".git",
+        "lib",
+        ".ssh",
+        "node_modules/x",
+    ];
+    for f in folders {
+        fs::create_dir_all(root.join(f)).unwrap();
+    }
+    for i in 0..40 {
+        let folder = folders[g.next(folders.len())];
+        let ext = ["php", "txt", "PHP", "js", ""][g.next(5)];
+        let name = match g.next(12) {
+            0 => ".env".to_string(),
+            1 => "id_rsa".to_string(),
+            _ => format!("f{i}.{ext}"),
+        };
+        let mut body = Vec::new();
+        for _ in 0..g.next(30) {
+            body.extend_from_slice(words[g.next(words.len())].as_bytes());
+            body.push(b'\n');
+        }
+        if g.next(2) == 0 {
+            body.pop();
+        }
+        fs::write(root.join(folder).join(name), body).unwrap();
+    }
+    let mut big = b"needle\n".to_vec();
+    big.resize(MAX_FILE_BYTES as usize + 1, b'x');
+    fs::write(root.join("src/big.txt"), big).unwrap();
+    let mut at = b"needle\n".to_vec();
+    at.resize(MAX_FILE_BYTES as usize, b'x');
+    fs::write(root.join("src/at.txt"), at).unwrap();
+    fs::write(root.join("lib/many.txt"), "needle\n".repeat(700)).unwrap();
+    std::os::unix::fs::symlink(root.join("lib/many.txt"), root.join("src/link.txt")).unwrap();
+    std::os::unix::fs::symlink(root.join("src/deep"), root.join("linked")).unwrap();
+    std::os::unix::fs::symlink(root.join("missing"), root.join("dangling")).unwrap();
+    let fifo = std::ffi::CString::new(root.join("src/fifo").as_os_str().as_bytes()).unwrap();
+    // SAFETY: a valid NUL-terminated path.
+    unsafe { libc::mkfifo(fifo.as_ptr(), 0o644) };
+    dir
+}
+
+fn planned(
+    root: &str,
+    pattern: &str,
+    is_regex: bool,
+    ext: &str,
+    context: usize,
+    offset: usize,
+) -> Planned {
+    Planned {
+        pattern: pattern.as_bytes().to_vec(),
+        root: root.to_string(),
+        extension: ext.to_string(),
+        is_regex,
+        context_lines: context,
+        with_content: true,
+        offset,
+    }
+}
+
+#[test]
+fn fast_scan_finds_the_rows_the_line_by_line_scan_finds() {
+    let (mut most, mut empty) = (0, 0);
+    for seed in 1..6 {
+        let dir = tree(seed);
+        let root = dir.path().to_string_lossy().into_owned();
+        let tool = CodeSearch { root: root.clone() };
+        for (pattern, is_regex) in [
+            ("needle", false),
+            ("needle needle", false),
+            ("a\r", false),
+            ("x\nneedle", false),
+            ("/needle$/", true),
+            ("/^$/", true),
+            ("/N?eedle\\b/", true),
+            ("/needle/i", true),
+            ("/NEEDLE\\b/i", true),
+            ("/\\w+ \\w+/u", true),
+        ] {
+            for (ext, context, offset) in [("", 0, 0), ("php", 2, 0), ("", 5, 3), ("", 1, 650)] {
+                let p = planned(&root, pattern, is_regex, ext, context, offset);
+                let mut expected = Vec::new();
+                naive(&root, Path::new(&root), &p, &mut 0, &mut expected);
+                most = most.max(expected.len());
+                empty += usize::from(expected.is_empty());
+                for threaded in [false, true] {
+                    let matcher = if is_regex {
+                        Matcher::regex(compile_php_regex(pattern.as_bytes()).unwrap())
+                    } else {
+                        Matcher::literal(pattern.as_bytes())
+                    };
+                    let mut s = Scan {
+                        buf: Vec::new(),
+                        matcher,
+                        seen: 0,
+                        found: Found {
+                            rows: Vec::new(),
+                            skipped: 0,
+                        },
+                    };
+                    tool.walk_and_scan(&p, &mut s, threaded);
+                    assert_eq!(
+                        s.found.rows, expected,
+                        "seed {seed} {pattern:?} ext {ext:?} context {context} offset {offset} threaded {threaded}"
+                    );
+                }
+            }
+        }
+    }
+    // The trees exercise the row limit, and most searches find something.
+    assert_eq!(most, MAX_SCAN_ROWS + 1);
+    assert!(empty < 60, "{empty} empty searches of 180");
+}
+
+/// Links to folders are not walked (as the reference's iterator), so two links back to the
+/// root cannot multiply the walk; links to files are searched.
+#[test]
+fn folder_links_are_not_followed() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    fs::create_dir(root.join("d")).unwrap();
+    fs::write(root.join("d/f.txt"), "needle\n").unwrap();
+    std::os::unix::fs::symlink(root, root.join("d/up1")).unwrap();
+    std::os::unix::fs::symlink(root, root.join("d/up2")).unwrap();
+    std::os::unix::fs::symlink(root.join("d/f.txt"), root.join("g.txt")).unwrap();
+    let root_s = root.to_string_lossy().into_owned();
+    let tool = CodeSearch {
+        root: root_s.clone(),
+    };
+    let p = planned(&root_s, "needle", false, "", 0, 0);
+    let mut s = Scan {
+        buf: Vec::new(),
+        matcher: Matcher::literal(b"needle"),
+        seen: 0,
+        found: Found {
+            rows: Vec::new(),
+            skipped: 0,
+        },
+    };
+    tool.walk_and_scan(&p, &mut s, true);
+    let files: Vec<&[u8]> = s.found.rows.iter().map(|r| r.file.as_slice()).collect();
+    assert_eq!(files, [&b"d/f.txt"[..], b"g.txt"]);
+}
+
+#[test]
+fn the_row_limit_stops_the_walk_at_the_same_row() {
+    let dir = tempfile::tempdir().unwrap();
+    for i in 0..30 {
+        fs::write(dir.path().join(format!("f{i:02}.txt")), "hit\n".repeat(100)).unwrap();
+    }
+    let root = dir.path().to_string_lossy().into_owned();
+    let tool = CodeSearch { root: root.clone() };
+    let p = planned(&root, "hit", false, "", 0, 5);
+    for threaded in [false, true] {
+        let mut s = Scan {
+            buf: Vec::new(),
+            matcher: Matcher::literal(b"hit"),
+            seen: 0,
+            found: Found {
+                rows: Vec::new(),
+                skipped: 0,
+            },
+        };
+        tool.walk_and_scan(&p, &mut s, threaded);
+        assert_eq!(s.found.rows.len(), MAX_SCAN_ROWS + 1);
+        let last = s.found.rows.last().unwrap();
+        assert_eq!((last.file.as_slice(), last.line), (&b"f10.txt"[..], 6));
+    }
+}
+
+/// project_info's tree the straightforward way: `read_dir`, sort, `is_dir()` per entry.
+fn naive_tree(dir: &Path, depth: i64, level: i64) -> Array {
+    let mut items = Array::new();
+    if level >= depth {
+        return items;
+    }
+    let Ok(rd) = fs::read_dir(dir) else {
+        return items;
+    };
+    let mut entries: Vec<(Vec<u8>, PathBuf)> = rd
+        .filter_map(Result::ok)
+        .map(|e| (e.file_name().as_bytes().to_vec(), e.path()))
+        .collect();
+    entries.sort();
+    for (name, path) in entries {
+        if crate::core::security::file_rules::project_skips_entry(&String::from_utf8_lossy(&name)) {
+            continue;
+        }
+        if path.is_dir() {
+            let mut key = name.clone();
+            key.push(b'/');
+            items.insert(key, Value::Array(naive_tree(&path, depth, level + 1)));
+        } else {
+            let _ = items.push(Value::Str(name));
+        }
+    }
+    items
+}
+
+#[test]
+fn project_tree_as_the_straightforward_tree() {
+    for seed in 1..4 {
+        let dir = tree(seed);
+        fs::create_dir_all(dir.path().join("storage/a/b/c/d/e")).unwrap();
+        fs::create_dir_all(dir.path().join("src/deep/cache/x")).unwrap();
+        fs::create_dir_all(dir.path().join("1/2")).unwrap();
+        for depth in 0..6 {
+            for level in 0..2 {
+                assert_eq!(
+                    super::super::project::tree(dir.path(), depth, level),
+                    naive_tree(dir.path(), depth, level),
+                    "seed {seed} depth {depth} level {level}"
+                );
+            }
+        }
+    }
+}
+
+/// Enough files that the walking thread finishes early and probes from the end while the scan
+/// comes from the front: the rows are those of the line-by-line scan, every time.
+#[test]
+fn probing_from_the_end_keeps_the_rows() {
+    let dir = tempfile::tempdir().unwrap();
+    for i in 0..400 {
+        let sub = dir.path().join(format!("d{}", i % 7));
+        fs::create_dir_all(&sub).unwrap();
+        let body = if i % 9 == 0 {
+            format!("a\nneedle {i}\nb\n")
+        } else {
+            "nothing here\n".repeat(50)
+        };
+        fs::write(sub.join(format!("f{i:03}.txt")), body).unwrap();
+    }
+    let root = dir.path().to_string_lossy().into_owned();
+    let tool = CodeSearch { root: root.clone() };
+    for (pattern, is_regex, offset) in [("needle", false, 0), ("/ne+dle \\d/", true, 10)] {
+        let p = planned(&root, pattern, is_regex, "", 1, offset);
+        let mut expected = Vec::new();
+        naive(&root, Path::new(&root), &p, &mut 0, &mut expected);
+        assert_eq!(expected.len(), 45 - offset);
+        for _ in 0..5 {
+            let matcher = if is_regex {
+                Matcher::regex(compile_php_regex(pattern.as_bytes()).unwrap())
+            } else {
+                Matcher::literal(pattern.as_bytes())
+            };
+            let mut s = Scan {
+                buf: Vec::new(),
+                matcher,
+                seen: 0,
+                found: Found {
+                    rows: Vec::new(),
+                    skipped: 0,
+                },
+            };
+            tool.walk_and_scan(&p, &mut s, true);
+            assert_eq!(s.found.rows, expected, "{pattern}");
+        }
+    }
+}
