@@ -133,7 +133,7 @@ fn main() {
         ]);
         let mut len = 0;
         let t = best(|| {
-            let mut tool = CodeSearch { root: root.clone() };
+            let mut tool = CodeSearch::new(root.clone());
             len = run(&mut tool, &mut Console, &input)
                 .map(|j| j.len())
                 .unwrap_or(0);

@@ -96,6 +96,55 @@ final class CodeSearchToolTest extends TestCase
         $this->run_(['pattern' => $pattern, 'is_regex' => true]);
     }
 
+    /**
+     * A line needing more than 200000 match steps is skipped, exactly the lines preg_match gives
+     * up on at the reference's pcre.backtrack_limit, with one summary warning per search; the
+     * ambient setting is left alone.
+     */
+    public function testBacktrackCeilingSkipsWhatPhpSkipsAndWarnsOnce(): void
+    {
+        $dir = $this->root.'/bt';
+        mkdir($dir);
+        $lines = [];
+        foreach ([8, 12, 16, 17, 18, 20, 24] as $i => $n) {
+            $lines[] = str_repeat('a', $n).'!';
+            file_put_contents("$dir/l$i.txt", str_repeat('a', $n)."!\n");
+        }
+        file_put_contents("$dir/ok.txt", "aaa\nbbb\n");
+        $pattern = '/(a+)+$/';
+        $ambient = ini_get('pcre.backtrack_limit');
+        ini_set('pcre.backtrack_limit', '200000');
+        $php = count(array_filter($lines, static fn (string $l): bool => preg_match($pattern, $l) === false));
+        ini_set('pcre.backtrack_limit', (string) $ambient);
+        $this->assertSame(4, $php, 'the fixture straddles the ceiling');
+
+        $log = $this->root.'/error.log';
+        $old = ini_set('error_log', $log);
+        try {
+            $d = json_decode((new CodeSearchTool($dir))->execute(['pattern' => $pattern, 'is_regex' => true]), true)['data'];
+        } finally {
+            ini_set('error_log', (string) $old);
+        }
+        $this->assertSame([['file' => 'ok.txt', 'line' => 1]], $d['results']);
+        $this->assertSame((string) $ambient, ini_get('pcre.backtrack_limit'));
+        $logged = file($log, FILE_IGNORE_NEW_LINES) ?: [];
+        $this->assertCount(1, $logged);
+        $this->assertStringEndsWith(
+            "[phpClaw] CodeSearchTool: skipped $php/9 line(s): regex exceeded the 200000-step backtrack ceiling.",
+            $logged[0]
+        );
+
+        // Nothing skipped: no warning.
+        $old = ini_set('error_log', $log);
+        unlink($log);
+        try {
+            (new CodeSearchTool($dir))->execute(['pattern' => '/a+!/', 'is_regex' => true]);
+        } finally {
+            ini_set('error_log', (string) $old);
+        }
+        $this->assertFileDoesNotExist($log);
+    }
+
     public function testBareAlternationRefused(): void
     {
         $this->expectException(ToolException::class);

@@ -82,6 +82,12 @@ pub fn allow_loopback() -> bool {
     current(ALLOW_LOOPBACK).is_some_and(|v| parse_bool(&v))
 }
 
+/// PHP's own `pcre.jit` (on when PCRE is built without the setting): code_search compiles
+/// its patterns the way `preg_match` would.
+pub fn pcre_jit() -> bool {
+    current(c"pcre.jit").map_or(true, |v| parse_bool(&v))
+}
+
 /// The extra CA bundle, if one is configured.
 pub fn ca_file() -> Option<PathBuf> {
     use std::os::unix::ffi::OsStrExt;

@@ -118,8 +118,20 @@ pub struct PhpRegex {
     required: Option<prefilter::Required>,
 }
 
+/// The reference's ceiling on one line's match (it sets `pcre.backtrack_limit` to this for the
+/// search): a line that needs more is skipped, so no pattern can hang the search.
+pub const MAX_BACKTRACK_STEPS: u32 = 200_000;
+
+/// PHP's JIT stack bounds (`PCRE_JIT_STACK_MAX_SIZE`): a match needing more fails as in PHP.
+const JIT_STACK_MAX: usize = 192 * 1024;
+
 /// Parse and compile a complete PHP pattern (`/body/flags`); `None` where PHP refuses it.
 pub fn compile_php_regex(pattern: &[u8]) -> Option<PhpRegex> {
+    compile_php_regex_with(pattern, true)
+}
+
+/// [`compile_php_regex`] with the JIT on or off.
+pub fn compile_php_regex_with(pattern: &[u8], jit: bool) -> Option<PhpRegex> {
     let mut i = 0;
     while i < pattern.len() && pattern[i].is_ascii_whitespace() {
         i += 1;
@@ -173,7 +185,10 @@ pub fn compile_php_regex(pattern: &[u8]) -> Option<PhpRegex> {
     }
     let body = &pattern[start..end];
     let mut b = pcre2::bytes::RegexBuilder::new();
-    b.jit_if_available(true);
+    b.jit_if_available(jit);
+    if jit {
+        b.max_jit_stack_size(Some(JIT_STACK_MAX));
+    }
     let mut prefix = String::new();
     let mut anchored = false;
     for &m in &pattern[end + 1..] {
@@ -218,7 +233,10 @@ pub fn compile_php_regex(pattern: &[u8]) -> Option<PhpRegex> {
             _ => break,
         }
     }
+    // The step ceiling goes last among the leading settings, so it caps any the pattern sets
+    // (PCRE2 takes the last; PHP's own limit caps the pattern's the same way).
     let mut full = body[..verbs_end].to_vec();
+    full.extend_from_slice(format!("(*LIMIT_MATCH={MAX_BACKTRACK_STEPS})").as_bytes());
     full.extend_from_slice(prefix.as_bytes());
     full.extend_from_slice(&body[verbs_end..]);
     let src = String::from_utf8(full).ok()?;
@@ -256,6 +274,19 @@ impl PhpRegex {
 pub struct CodeSearch {
     /// The root fixed by the constructor.
     pub root: String,
+    /// Whether PCRE2 may JIT-compile patterns (PHP's `pcre.jit`; off under valgrind, whose
+    /// checks the JIT's wide reads trip).
+    pub jit: bool,
+}
+
+impl CodeSearch {
+    /// A search rooted at `root`, JIT on.
+    pub fn new(root: impl Into<String>) -> Self {
+        CodeSearch {
+            root: root.into(),
+            jit: true,
+        }
+    }
 }
 
 /// The planned input.
@@ -280,11 +311,45 @@ pub struct Row {
 }
 
 /// What the scan found.
+#[derive(Default)]
 pub struct Found {
     rows: Vec<Row>,
     /// Lines PCRE2 was asked about and failed on (skipped, as the reference's ceiling skips);
     /// lines the prefilter rules out are never asked.
     pub skipped: usize,
+    /// Files the scan went through in a regex search, in order: counted again for the warning
+    /// when lines were skipped (the rare case), so the common one pays nothing for it.
+    visited: Vec<PathBuf>,
+}
+
+impl Found {
+    /// The reference's warning for skipped lines, `None` when none were: skipped over the lines
+    /// of the files searched (counted as PHP's `file()` splits them).
+    pub fn skipped_warning(&self) -> Option<String> {
+        if self.skipped == 0 {
+            return None;
+        }
+        let mut buf = Vec::new();
+        let mut lines = 0;
+        for path in &self.visited {
+            if scan::read_file(path, MAX_FILE_BYTES, &mut buf) {
+                lines += php_line_count(&buf);
+            }
+        }
+        Some(format!(
+            "[phpClaw] CodeSearchTool: skipped {}/{} line(s): regex exceeded the {}-step backtrack ceiling.",
+            self.skipped,
+            lines.max(self.skipped),
+            MAX_BACKTRACK_STEPS
+        ))
+    }
+}
+
+/// Lines of `buf` as `file(…, FILE_IGNORE_NEW_LINES)` gives them (a final line without `\n`
+/// counts, an empty file has none).
+fn php_line_count(buf: &[u8]) -> usize {
+    memchr::memchr_iter(b'\n', buf).count()
+        + usize::from(!buf.is_empty() && buf.last() != Some(&b'\n'))
 }
 
 fn php_string(v: &Value) -> Vec<u8> {
@@ -393,8 +458,12 @@ impl CodeSearch {
             found,
         } = s;
         let matcher: &Matcher = matcher;
+        let regex = matches!(matcher, Matcher::Regex { .. });
         if !threaded {
             walk(&mut PathBuf::from(&p.root), ext, &mut |path| {
+                if regex {
+                    found.visited.push(path.to_path_buf());
+                }
                 self.scan_file(path, p, matcher, buf, seen, found)
             });
             return;
@@ -434,6 +503,9 @@ impl CodeSearch {
             });
             let Ok(walker) = walker else {
                 walk(&mut PathBuf::from(&p.root), ext, &mut |path| {
+                    if regex {
+                        found.visited.push(path.to_path_buf());
+                    }
                     self.scan_file(path, p, matcher, buf, seen, found)
                 });
                 return;
@@ -443,7 +515,12 @@ impl CodeSearch {
                 for path in batch {
                     let skip = ahead.claim(index).map(|skipped| found.skipped += skipped);
                     index += 1;
-                    if skip.is_none() && !self.scan_file(&path, p, matcher, buf, seen, found) {
+                    let more =
+                        skip.is_some() || self.scan_file(&path, p, matcher, buf, seen, found);
+                    if regex {
+                        found.visited.push(path);
+                    }
+                    if !more {
                         break 'scan;
                     }
                 }
@@ -679,7 +756,7 @@ impl NativeTool for CodeSearch {
         if pattern.is_empty() {
             return Err(ToolError::tool("code_search: pattern is required."));
         }
-        if is_regex && compile_php_regex(&pattern).is_none() {
+        if is_regex && compile_php_regex_with(&pattern, self.jit).is_none() {
             return Err(ToolError::tool("code_search: invalid regex pattern."));
         }
         let sub = String::from_utf8_lossy(&sub).into_owned();
@@ -708,11 +785,11 @@ impl NativeTool for CodeSearch {
     fn perform<H: Host>(
         &mut self,
         p: &Planned,
-        _host: &mut H,
+        host: &mut H,
     ) -> Result<Found, ToolError<H::Error>> {
         let matcher = if p.is_regex {
             Matcher::regex(
-                compile_php_regex(&p.pattern)
+                compile_php_regex_with(&p.pattern, self.jit)
                     .ok_or_else(|| ToolError::tool("code_search: invalid regex pattern."))?,
             )
         } else {
@@ -722,12 +799,12 @@ impl NativeTool for CodeSearch {
             buf: Vec::new(),
             matcher,
             seen: 0,
-            found: Found {
-                rows: Vec::new(),
-                skipped: 0,
-            },
+            found: Found::default(),
         };
         self.walk_and_scan(p, &mut s, true);
+        if let Some(warning) = s.found.skipped_warning() {
+            host.warn(&warning);
+        }
         Ok(s.found)
     }
 

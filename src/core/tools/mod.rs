@@ -65,6 +65,11 @@ pub trait Host {
         Ok(false)
     }
 
+    /// Log a warning for the site's operators (PHP's `error_log`); no host log: dropped.
+    fn warn(&mut self, message: &str) {
+        let _ = message;
+    }
+
     /// Fire a hook event with its context (phpClaw's `HookRegistry::fire()`), when the host
     /// has hooks. An error is the host's own (a listener's exception), passed through.
     fn dispatch(&mut self, event: &str, context: &Array) -> Result<(), Self::Error> {

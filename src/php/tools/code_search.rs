@@ -105,7 +105,10 @@ extern "C" fn execute(ex: &mut ExecuteData, rv: &mut Zval) {
     let Ok(value) = input_value(ht, &core::INPUT_KEYS) else {
         return;
     };
-    let mut tool = CodeSearch { root };
+    let mut tool = CodeSearch {
+        root,
+        jit: super::super::ini::pcre_jit(),
+    };
     match tools::run_steps(&mut tool, &mut host, &value) {
         Ok(json) => *rv = zend::bytes_zval(&json),
         Err(ToolError::Host(Pending)) => {}

@@ -150,6 +150,10 @@ impl Host for PhpHost<'_> {
         call_read_log("wasRead", &mut [zend::str_zval(root), zend::str_zval(path)])
             .map(|v| v.is_some_and(|v| v.coerce_to_bool()))
     }
+
+    fn warn(&mut self, message: &str) {
+        zend::error_log(message.as_bytes());
+    }
 }
 
 /// Call a static method of phpClaw's `FileReadLog` when the class exists (autoloaded); nothing

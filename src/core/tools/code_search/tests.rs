@@ -185,7 +185,7 @@ fn fast_scan_finds_the_rows_the_line_by_line_scan_finds() {
     for seed in 1..6 {
         let dir = tree(seed);
         let root = dir.path().to_string_lossy().into_owned();
-        let tool = CodeSearch { root: root.clone() };
+        let tool = CodeSearch::new(root.clone());
         for (pattern, is_regex) in [
             ("needle", false),
             ("needle needle", false),
@@ -214,10 +214,7 @@ fn fast_scan_finds_the_rows_the_line_by_line_scan_finds() {
                         buf: Vec::new(),
                         matcher,
                         seen: 0,
-                        found: Found {
-                            rows: Vec::new(),
-                            skipped: 0,
-                        },
+                        found: Found::default(),
                     };
                     tool.walk_and_scan(&p, &mut s, threaded);
                     assert_eq!(
@@ -245,18 +242,13 @@ fn folder_links_are_not_followed() {
     std::os::unix::fs::symlink(root, root.join("d/up2")).unwrap();
     std::os::unix::fs::symlink(root.join("d/f.txt"), root.join("g.txt")).unwrap();
     let root_s = root.to_string_lossy().into_owned();
-    let tool = CodeSearch {
-        root: root_s.clone(),
-    };
+    let tool = CodeSearch::new(root_s.clone());
     let p = planned(&root_s, "needle", false, "", 0, 0);
     let mut s = Scan {
         buf: Vec::new(),
         matcher: Matcher::literal(b"needle"),
         seen: 0,
-        found: Found {
-            rows: Vec::new(),
-            skipped: 0,
-        },
+        found: Found::default(),
     };
     tool.walk_and_scan(&p, &mut s, true);
     let files: Vec<&[u8]> = s.found.rows.iter().map(|r| r.file.as_slice()).collect();
@@ -270,17 +262,14 @@ fn the_row_limit_stops_the_walk_at_the_same_row() {
         fs::write(dir.path().join(format!("f{i:02}.txt")), "hit\n".repeat(100)).unwrap();
     }
     let root = dir.path().to_string_lossy().into_owned();
-    let tool = CodeSearch { root: root.clone() };
+    let tool = CodeSearch::new(root.clone());
     let p = planned(&root, "hit", false, "", 0, 5);
     for threaded in [false, true] {
         let mut s = Scan {
             buf: Vec::new(),
             matcher: Matcher::literal(b"hit"),
             seen: 0,
-            found: Found {
-                rows: Vec::new(),
-                skipped: 0,
-            },
+            found: Found::default(),
         };
         tool.walk_and_scan(&p, &mut s, threaded);
         assert_eq!(s.found.rows.len(), MAX_SCAN_ROWS + 1);
@@ -353,7 +342,7 @@ fn probing_from_the_end_keeps_the_rows() {
         fs::write(sub.join(format!("f{i:03}.txt")), body).unwrap();
     }
     let root = dir.path().to_string_lossy().into_owned();
-    let tool = CodeSearch { root: root.clone() };
+    let tool = CodeSearch::new(root.clone());
     for (pattern, is_regex, offset) in [("needle", false, 0), ("/ne+dle \\d/", true, 10)] {
         let p = planned(&root, pattern, is_regex, "", 1, offset);
         let mut expected = Vec::new();
@@ -369,10 +358,7 @@ fn probing_from_the_end_keeps_the_rows() {
                 buf: Vec::new(),
                 matcher,
                 seen: 0,
-                found: Found {
-                    rows: Vec::new(),
-                    skipped: 0,
-                },
+                found: Found::default(),
             };
             tool.walk_and_scan(&p, &mut s, true);
             assert_eq!(s.found.rows, expected, "{pattern}");
