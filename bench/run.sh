@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
-# Run the benchmarks against the release build (built if needed).
+# Run every benchmark against the release build (built if needed). Each compares the native
+# side with its baseline in the same process (a plain-PHP version, PHP's own functions, rg).
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 (cd "$ROOT" && cargo build --release --quiet)
-php -d extension="$ROOT/target/release/libphpclaw.so" "$ROOT/bench/lifecycle.php"
-php -d extension="$ROOT/target/release/libphpclaw.so" "$ROOT/bench/router.php"
+for bench in lifecycle router file_read file_write_edit shell code_search; do
+    echo "== bench/$bench.php"
+    php -d extension="$ROOT/target/release/libphpclaw.so" "$ROOT/bench/$bench.php"
+done
