@@ -205,20 +205,8 @@ fn fast_scan_finds_the_rows_the_line_by_line_scan_finds() {
                 most = most.max(expected.len());
                 empty += usize::from(expected.is_empty());
                 for threaded in [false, true] {
-                    let matcher = if is_regex {
-                        Matcher::regex(compile_php_regex(pattern.as_bytes()).unwrap())
-                    } else {
-                        Matcher::literal(pattern.as_bytes())
-                    };
-                    let mut s = Scan {
-                        buf: Vec::new(),
-                        matcher,
-                        seen: 0,
-                        found: Found::default(),
-                    };
-                    tool.walk_and_scan(&p, &mut s, threaded);
                     assert_eq!(
-                        s.found.rows, expected,
+                        scan_rows(&tool, &p, threaded), expected,
                         "seed {seed} {pattern:?} ext {ext:?} context {context} offset {offset} threaded {threaded}"
                     );
                 }
@@ -349,19 +337,24 @@ fn probing_from_the_end_keeps_the_rows() {
         naive(&root, Path::new(&root), &p, &mut 0, &mut expected);
         assert_eq!(expected.len(), 45 - offset);
         for _ in 0..5 {
-            let matcher = if is_regex {
-                Matcher::regex(compile_php_regex(pattern.as_bytes()).unwrap())
-            } else {
-                Matcher::literal(pattern.as_bytes())
-            };
-            let mut s = Scan {
-                buf: Vec::new(),
-                matcher,
-                seen: 0,
-                found: Found::default(),
-            };
-            tool.walk_and_scan(&p, &mut s, true);
-            assert_eq!(s.found.rows, expected, "{pattern}");
+            assert_eq!(scan_rows(&tool, &p, true), expected, "{pattern}");
         }
     }
+}
+
+/// The rows `walk_and_scan` finds for `p`, on one thread or two.
+fn scan_rows(tool: &CodeSearch, p: &Planned, threaded: bool) -> Vec<Row> {
+    let matcher = if p.is_regex {
+        Matcher::regex(compile_php_regex(&p.pattern).unwrap())
+    } else {
+        Matcher::literal(&p.pattern)
+    };
+    let mut s = Scan {
+        buf: Vec::new(),
+        matcher,
+        seen: 0,
+        found: Found::default(),
+    };
+    tool.walk_and_scan(p, &mut s, threaded);
+    s.found.rows
 }
