@@ -125,7 +125,7 @@ namespace {
         $shell = new ShellTool(['ls', 'wc']);
         show('shell_exec: argv run directly, no shell', $shell, ['command' => 'wc -l routes/web.php']);
         show('shell_exec: metacharacters are refused', $shell, ['command' => 'ls; cat .env']);
-        show('shell_exec: a program off the allowlist', $shell, ['command' => 'rm -rf /']);
+        show('shell_exec: a hard-blocked program', $shell, ['command' => 'rm -rf /']);
 
         $http = new HttpTool();
         show('http_request: cloud metadata refused (SSRF)', $http, ['url' => 'http://169.254.169.254/latest/meta-data/']);
