@@ -233,10 +233,12 @@ pub fn compile_php_regex_with(pattern: &[u8], jit: bool) -> Option<PhpRegex> {
             _ => break,
         }
     }
-    // The step ceiling goes last among the leading settings, so it caps any the pattern sets
-    // (PCRE2 takes the last; PHP's own limit caps the pattern's the same way).
+    // The step ceiling goes last among the leading settings (PCRE2 takes the last), unless the
+    // pattern already sets a lower one: PHP applies the lower of its limit and the pattern's.
     let mut full = body[..verbs_end].to_vec();
-    full.extend_from_slice(format!("(*LIMIT_MATCH={MAX_BACKTRACK_STEPS})").as_bytes());
+    if !sets_lower_match_limit(&body[..verbs_end]) {
+        full.extend_from_slice(format!("(*LIMIT_MATCH={MAX_BACKTRACK_STEPS})").as_bytes());
+    }
     full.extend_from_slice(prefix.as_bytes());
     full.extend_from_slice(&body[verbs_end..]);
     let src = String::from_utf8(full).ok()?;
@@ -249,6 +251,26 @@ pub fn compile_php_regex_with(pattern: &[u8], jit: bool) -> Option<PhpRegex> {
     // PHP refuses a pattern whose trial match on '' errors.
     compiled.is_match(b"")?;
     Some(compiled)
+}
+
+/// Whether the leading settings hold a `(*LIMIT_MATCH=n)` with n at most the ceiling.
+fn sets_lower_match_limit(verbs: &[u8]) -> bool {
+    const SETTING: &[u8] = b"(*LIMIT_MATCH=";
+    verbs
+        .windows(SETTING.len())
+        .enumerate()
+        .filter(|(_, w)| *w == SETTING)
+        .any(|(at, _)| {
+            let digits = verbs
+                .get(at + SETTING.len()..)
+                .unwrap_or_default()
+                .iter()
+                .take_while(|c| c.is_ascii_digit());
+            let value = digits.fold(0u64, |v, &d| {
+                v.saturating_mul(10).saturating_add(u64::from(d - b'0'))
+            });
+            value <= u64::from(MAX_BACKTRACK_STEPS)
+        })
 }
 
 impl PhpRegex {

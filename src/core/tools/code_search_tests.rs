@@ -66,7 +66,7 @@ fn project_tree_sorted_and_skipping() {
 
 /// The step ceiling: `(a+)+$` on n `a`s and a `!` needs about 2^n steps; PHP at
 /// `pcre.backtrack_limit=200000` gives up from n = 17 on (checked with php), so must we, with
-/// the JIT and without, and a pattern's own larger limit does not lift it.
+/// the JIT and without; a pattern's own larger limit does not lift it, a lower one applies.
 #[test]
 fn backtrack_ceiling_as_php_sets_it() {
     for jit in [true, false] {
@@ -74,10 +74,14 @@ fn backtrack_ceiling_as_php_sets_it() {
         let lifted =
             super::code_search::compile_php_regex_with(b"/(*LIMIT_MATCH=99999999)(a+)+$/", jit)
                 .unwrap();
+        let lowered =
+            super::code_search::compile_php_regex_with(b"/(*LIMIT_MATCH=1000)(a+)+$/", jit)
+                .unwrap();
         for (n, want) in [(12, Some(false)), (16, Some(false)), (17, None), (24, None)] {
             let line = format!("{}!", "a".repeat(n));
             assert_eq!(re.is_match(line.as_bytes()), want, "n={n} jit={jit}");
             assert_eq!(lifted.is_match(line.as_bytes()), want, "n={n} jit={jit}");
         }
+        assert_eq!(lowered.is_match(b"aaaaaaaaaaaa!"), None, "jit={jit}");
     }
 }
