@@ -309,6 +309,15 @@ impl CodeSearch {
             jit: true,
         }
     }
+
+    /// What finds the planned pattern's lines; `None` for a regex PCRE2 refuses.
+    fn matcher(&self, p: &Planned) -> Option<Matcher> {
+        if p.is_regex {
+            compile_php_regex_with(&p.pattern, self.jit).map(Matcher::regex)
+        } else {
+            Some(Matcher::literal(&p.pattern))
+        }
+    }
 }
 
 /// The planned input.
@@ -717,6 +726,17 @@ struct Scan {
     found: Found,
 }
 
+impl Scan {
+    fn new(matcher: Matcher) -> Self {
+        Scan {
+            buf: Vec::new(),
+            matcher,
+            seen: 0,
+            found: Found::default(),
+        }
+    }
+}
+
 /// Byte length of PHP's default `json_encode` of a value (slashes and non-ASCII escaped);
 /// 0 where json_encode fails (invalid UTF-8), as `strlen(false)`.
 pub fn php_json_len(v: &Value) -> usize {
@@ -809,20 +829,10 @@ impl NativeTool for CodeSearch {
         p: &Planned,
         host: &mut H,
     ) -> Result<Found, ToolError<H::Error>> {
-        let matcher = if p.is_regex {
-            Matcher::regex(
-                compile_php_regex_with(&p.pattern, self.jit)
-                    .ok_or_else(|| ToolError::tool("code_search: invalid regex pattern."))?,
-            )
-        } else {
-            Matcher::literal(&p.pattern)
-        };
-        let mut s = Scan {
-            buf: Vec::new(),
-            matcher,
-            seen: 0,
-            found: Found::default(),
-        };
+        let matcher = self
+            .matcher(p)
+            .ok_or_else(|| ToolError::tool("code_search: invalid regex pattern."))?;
+        let mut s = Scan::new(matcher);
         self.walk_and_scan(p, &mut s, true);
         if let Some(warning) = s.found.skipped_warning() {
             host.warn(&warning);

@@ -232,12 +232,7 @@ fn folder_links_are_not_followed() {
     let root_s = root.to_string_lossy().into_owned();
     let tool = CodeSearch::new(root_s.clone());
     let p = planned(&root_s, "needle", false, "", 0, 0);
-    let mut s = Scan {
-        buf: Vec::new(),
-        matcher: Matcher::literal(b"needle"),
-        seen: 0,
-        found: Found::default(),
-    };
+    let mut s = Scan::new(Matcher::literal(b"needle"));
     tool.walk_and_scan(&p, &mut s, true);
     let files: Vec<&[u8]> = s.found.rows.iter().map(|r| r.file.as_slice()).collect();
     assert_eq!(files, [&b"d/f.txt"[..], b"g.txt"]);
@@ -253,12 +248,7 @@ fn the_row_limit_stops_the_walk_at_the_same_row() {
     let tool = CodeSearch::new(root.clone());
     let p = planned(&root, "hit", false, "", 0, 5);
     for threaded in [false, true] {
-        let mut s = Scan {
-            buf: Vec::new(),
-            matcher: Matcher::literal(b"hit"),
-            seen: 0,
-            found: Found::default(),
-        };
+        let mut s = Scan::new(Matcher::literal(b"hit"));
         tool.walk_and_scan(&p, &mut s, threaded);
         assert_eq!(s.found.rows.len(), MAX_SCAN_ROWS + 1);
         let last = s.found.rows.last().unwrap();
@@ -344,17 +334,7 @@ fn probing_from_the_end_keeps_the_rows() {
 
 /// The rows `walk_and_scan` finds for `p`, on one thread or two.
 fn scan_rows(tool: &CodeSearch, p: &Planned, threaded: bool) -> Vec<Row> {
-    let matcher = if p.is_regex {
-        Matcher::regex(compile_php_regex(&p.pattern).unwrap())
-    } else {
-        Matcher::literal(&p.pattern)
-    };
-    let mut s = Scan {
-        buf: Vec::new(),
-        matcher,
-        seen: 0,
-        found: Found::default(),
-    };
+    let mut s = Scan::new(tool.matcher(p).unwrap());
     tool.walk_and_scan(p, &mut s, threaded);
     s.found.rows
 }
