@@ -31,8 +31,8 @@ extern "C" {
 const E_WARNING: c_int = 2;
 /// `_ZEND_TYPE_NAME_BIT`: the type names a class.
 const TYPE_NAME_BIT: u32 = 1 << 24;
-/// `MAY_BE_NULL` / `_ZEND_TYPE_NULLABLE_BIT`.
-pub const MAY_BE_NULL: u32 = 1 << 1;
+/// `MAY_BE_NULL` is also `_ZEND_TYPE_NULLABLE_BIT`.
+pub use super::zend::MAY_BE_NULL;
 /// `IS_ARRAY` with the refcounted and collectable flags.
 const IS_ARRAY_EX: u32 = ffi::IS_ARRAY | (1 << 8) | (1 << 9);
 /// `IS_TYPE_REFCOUNTED` in a zval's type flags.

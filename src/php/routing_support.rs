@@ -10,10 +10,7 @@ use ext_php_rs::zend::ClassEntry;
 
 use super::zend::{self, Frame, Key};
 
-/// `MAY_BE_LONG` in a `zend_type` mask.
-pub const MAY_BE_LONG: u32 = 1 << 4;
-/// `MAY_BE_DOUBLE` in a `zend_type` mask.
-pub const MAY_BE_DOUBLE: u32 = 1 << 5;
+pub use super::zend::{MAY_BE_DOUBLE, MAY_BE_LONG};
 /// `ZEND_ACC_PRIVATE`.
 pub const ACC_PRIVATE: u32 = 1 << 2;
 

@@ -53,7 +53,14 @@ extern "C" {
 pub const ACC_READONLY: u32 = 1 << 7;
 /// `ZEND_ACC_STRICT_TYPES` on a function: its file declared strict_types=1.
 const ACC_STRICT_TYPES: u32 = 1 << 31;
-/// `MAY_BE_ARRAY` in a `zend_type` mask.
+/// The `MAY_BE_*` bits of a `zend_type` mask (Zend/zend_type_info.h) the bindings declare
+/// typed properties and arguments with.
+pub const MAY_BE_NULL: u32 = 1 << 1;
+/// `MAY_BE_FALSE | MAY_BE_TRUE`.
+pub const MAY_BE_BOOL: u32 = (1 << 2) | (1 << 3);
+pub const MAY_BE_LONG: u32 = 1 << 4;
+pub const MAY_BE_DOUBLE: u32 = 1 << 5;
+pub const MAY_BE_STRING: u32 = 1 << 6;
 pub const MAY_BE_ARRAY: u32 = 1 << 7;
 /// `LOG_NOTICE`, the severity PHP's `error_log()` uses for message type 0.
 const LOG_NOTICE: c_int = 5;
@@ -132,8 +139,6 @@ pub fn mask_type(type_mask: u32) -> zend_type {
 
 /// `_ZEND_TYPE_NAME_BIT`: the type names a class.
 const TYPE_NAME_BIT: u32 = 1 << 24;
-/// `MAY_BE_NULL`.
-pub const MAY_BE_NULL: u32 = 1 << 1;
 
 /// Declare a typed property on a class during startup (ext-php-rs declares untyped ones only).
 /// `default` None leaves it uninitialised, as a typed property without default is.

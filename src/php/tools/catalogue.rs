@@ -26,8 +26,7 @@ const TOOL_INTERFACE: &str = "PhpClaw\\Tools\\Contracts\\ToolInterface";
 const COMPOSER_EXTRAS: &str = "PhpClaw\\AutoDiscovery\\ComposerExtras";
 const DISCOVERY_CACHE: &str = "PhpClaw\\AutoDiscovery\\DiscoveryCache";
 const P_CUSTOM: &str = "custom";
-const MAY_BE_NULL: u32 = 1 << 1;
-const MAY_BE_ARRAY: u32 = 1 << 7;
+use super::super::zend::{MAY_BE_ARRAY, MAY_BE_NULL};
 
 pub static CATALOGUE: ClassSlot = ClassSlot::new();
 

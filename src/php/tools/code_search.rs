@@ -21,18 +21,10 @@ pub const NAME: &str = "PhpClaw\\Tools\\CodeSearchTool";
 pub static CODE_SEARCH: ClassSlot = ClassSlot::new();
 
 const P_ROOT: &str = "workspaceRoot";
-const MAY_BE_STRING: u32 = 1 << 6;
 
 fn root_of(this: &ZendObject) -> Result<String, Pending> {
-    let v = zend::read_property(CODE_SEARCH.ptr(), this, P_ROOT);
-    if zend::pending() {
-        return Err(Pending);
-    }
-    Ok(v.and_then(|v| {
-        v.zend_str()
-            .map(|s| String::from_utf8_lossy(s.as_bytes()).into_owned())
-    })
-    .unwrap_or_default())
+    super::file_write::read_prop(CODE_SEARCH.ptr(), this, P_ROOT)
+        .map(|v| super::file_write::text(&v))
 }
 
 /// The input keys the tool reads; strings through PHP's own `(string)` for objects and arrays.
@@ -159,43 +151,20 @@ pub fn register() -> ext_php_rs::error::Result<()> {
                 .default("null"),
         )
         .required_args(0);
-    let mut b = tool_class(NAME, Extras::default(), true)
-        .constant(
-            "DEFAULT_WORKSPACE_SUBPATH",
-            core::DEFAULT_WORKSPACE_SUBPATH,
-            &[],
-            ConstantFlags::Public,
-        )?
-        .method(ctor, MethodFlags::Public)
-        .method(
-            FunctionBuilder::new("execute", execute)
-                .arg(Arg::new("input", DataType::Array))
-                .returns(DataType::String, false, false),
-            MethodFlags::Public,
-        )
-        .method(super::routing_method(routing), MethodFlags::Public);
-    for (n, h, t) in [
-        (
-            "name",
-            name as extern "C" fn(&mut ExecuteData, &mut Zval),
-            DataType::String,
-        ),
-        ("description", description, DataType::String),
-        ("inputSchema", input_schema, DataType::Array),
-    ] {
-        b = b.method(
-            FunctionBuilder::new(n, h).returns(t, false, false),
-            MethodFlags::Public,
-        );
-    }
+    let b = super::identity_methods(
+        tool_class(NAME, Extras::default(), true),
+        execute,
+        [name, description, input_schema, routing],
+    )
+    .constant(
+        "DEFAULT_WORKSPACE_SUBPATH",
+        core::DEFAULT_WORKSPACE_SUBPATH,
+        &[],
+        ConstantFlags::Public,
+    )?
+    .method(ctor, MethodFlags::Public);
     b.registration(|ce, _| {
-        zend::declare_typed_property(
-            ce,
-            P_ROOT,
-            MethodFlags::Private.bits(),
-            zend::mask_type(MAY_BE_STRING),
-            None,
-        );
+        super::declare_private(ce, P_ROOT, zend::MAY_BE_STRING);
         super::declare_authorizer(ce);
         CODE_SEARCH.set(ce);
     })

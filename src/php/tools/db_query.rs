@@ -9,8 +9,9 @@ use ext_php_rs::types::{ZendObject, Zval};
 use ext_php_rs::zend::{ClassEntry, ExecuteData};
 
 use super::super::values;
+use super::super::zend::MAY_BE_STRING;
 use super::super::zend::{self, ClassSlot, Frame, Pending, Thrown};
-use super::file_write::{read_prop, string_inputs, text, MAY_BE_STRING};
+use super::file_write::{read_prop, string_inputs, text};
 use super::{authorizer_of, raise, tool_class, Extras, PhpHost};
 use crate::core::tools::db_query::{self as core, Database, DbQuery};
 use crate::core::tools::{self as tools, ToolError};
@@ -191,7 +192,7 @@ pub fn register() -> ext_php_rs::error::Result<()> {
     b.registration(|ce, _| {
         let private = MethodFlags::Private.bits();
         zend::declare_typed_property(ce, P_PDO, private, zend::class_type("PDO", false), None);
-        zend::declare_typed_property(ce, P_SPILL, private, zend::mask_type(MAY_BE_STRING), None);
+        super::declare_private(ce, P_SPILL, MAY_BE_STRING);
         super::declare_authorizer(ce);
         DB_QUERY.set(ce);
     })

@@ -15,9 +15,9 @@ use ext_php_rs::types::{ZendObject, Zval};
 use ext_php_rs::zend::{ClassEntry, ExecuteData};
 
 use super::super::zend::{self, ClassSlot, Frame, Pending};
+use super::super::zend::{MAY_BE_BOOL, MAY_BE_LONG, MAY_BE_STRING};
 use super::file_write::{
     bool_arg, execute_tool, getter, long_arg, mutating_ce, nullable_string_arg, read_prop, text,
-    MAY_BE_BOOL, MAY_BE_LONG, MAY_BE_STRING,
 };
 use super::{call_read_log, read_log, tool_class, Extras};
 use crate::core::security::blocked_paths::NOISE_DIRS;
@@ -196,22 +196,10 @@ pub fn register() -> ext_php_rs::error::Result<()> {
     b = b.method(func, flags);
     b.registration(|ce, _| {
         let private = MethodFlags::Private.bits();
-        zend::declare_typed_property(ce, P_FOLLOW, private, zend::mask_type(MAY_BE_BOOL), None);
-        zend::declare_typed_property(
-            ce,
-            P_NOISE,
-            private,
-            zend::mask_type(zend::MAY_BE_ARRAY),
-            None,
-        );
-        zend::declare_typed_property(ce, P_MAX, private, zend::mask_type(MAY_BE_LONG), None);
-        zend::declare_typed_property(
-            ce,
-            P_CONFIGURED,
-            private,
-            zend::mask_type(MAY_BE_STRING),
-            None,
-        );
+        super::declare_private(ce, P_FOLLOW, MAY_BE_BOOL);
+        super::declare_private(ce, P_NOISE, zend::MAY_BE_ARRAY);
+        super::declare_private(ce, P_MAX, MAY_BE_LONG);
+        super::declare_private(ce, P_CONFIGURED, MAY_BE_STRING);
         zend::declare_typed_property(
             ce,
             P_RESOLVED,

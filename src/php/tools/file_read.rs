@@ -38,9 +38,7 @@ const P_NOISE: &str = "noiseBlockedDirs";
 const P_CONFIGURED: &str = "workspaceRootConfigured";
 const P_RESOLVED: &str = "workspaceRootResolved";
 
-const MAY_BE_BOOL: u32 = (1 << 2) | (1 << 3);
-const MAY_BE_LONG: u32 = 1 << 4;
-const MAY_BE_STRING: u32 = 1 << 6;
+use super::super::zend::{MAY_BE_BOOL, MAY_BE_LONG, MAY_BE_STRING};
 
 fn scope() -> *mut ext_php_rs::ffi::zend_class_entry {
     FILE_READ.ptr()
@@ -343,22 +341,10 @@ pub fn register() -> ext_php_rs::error::Result<()> {
     }
     b.registration(|ce, _| {
         let private = MethodFlags::Private.bits();
-        zend::declare_typed_property(ce, P_MAX, private, zend::mask_type(MAY_BE_LONG), None);
-        zend::declare_typed_property(ce, P_FOLLOW, private, zend::mask_type(MAY_BE_BOOL), None);
-        zend::declare_typed_property(
-            ce,
-            P_NOISE,
-            private,
-            zend::mask_type(zend::MAY_BE_ARRAY),
-            None,
-        );
-        zend::declare_typed_property(
-            ce,
-            P_CONFIGURED,
-            private,
-            zend::mask_type(MAY_BE_STRING),
-            None,
-        );
+        super::declare_private(ce, P_MAX, MAY_BE_LONG);
+        super::declare_private(ce, P_FOLLOW, MAY_BE_BOOL);
+        super::declare_private(ce, P_NOISE, zend::MAY_BE_ARRAY);
+        super::declare_private(ce, P_CONFIGURED, MAY_BE_STRING);
         zend::declare_typed_property(
             ce,
             P_RESOLVED,

@@ -28,9 +28,7 @@ const P_MAX: &str = "maxBytes";
 const P_FOLLOW: &str = "followSymlinks";
 const P_ROOT: &str = "workspaceRoot";
 
-pub(super) const MAY_BE_BOOL: u32 = (1 << 2) | (1 << 3);
-pub(super) const MAY_BE_LONG: u32 = 1 << 4;
-pub(super) const MAY_BE_STRING: u32 = 1 << 6;
+use super::super::zend::{MAY_BE_BOOL, MAY_BE_LONG, MAY_BE_STRING};
 
 fn scope() -> *mut ext_php_rs::ffi::zend_class_entry {
     FILE_WRITE.ptr()
@@ -292,11 +290,10 @@ pub fn register() -> ext_php_rs::error::Result<()> {
         b = b.method(func, flags);
     }
     b.registration(|ce, _| {
-        let private = MethodFlags::Private.bits();
-        zend::declare_typed_property(ce, P_ALLOW_PHP, private, zend::mask_type(MAY_BE_BOOL), None);
-        zend::declare_typed_property(ce, P_MAX, private, zend::mask_type(MAY_BE_LONG), None);
-        zend::declare_typed_property(ce, P_FOLLOW, private, zend::mask_type(MAY_BE_BOOL), None);
-        zend::declare_typed_property(ce, P_ROOT, private, zend::mask_type(MAY_BE_STRING), None);
+        super::declare_private(ce, P_ALLOW_PHP, MAY_BE_BOOL);
+        super::declare_private(ce, P_MAX, MAY_BE_LONG);
+        super::declare_private(ce, P_FOLLOW, MAY_BE_BOOL);
+        super::declare_private(ce, P_ROOT, MAY_BE_STRING);
         super::declare_authorizer(ce);
         FILE_WRITE.set(ce);
     })

@@ -24,7 +24,7 @@ pub static HTTP: ClassSlot = ClassSlot::new();
 
 const P_MAX: &str = "maxResponseBytes";
 const P_TIMEOUT: &str = "timeoutSeconds";
-const MAY_BE_LONG: u32 = 1 << 4;
+use super::super::zend::MAY_BE_LONG;
 
 fn scope() -> *mut ext_php_rs::ffi::zend_class_entry {
     HTTP.ptr()
@@ -214,9 +214,8 @@ pub fn register() -> ext_php_rs::error::Result<()> {
         b = b.method(func, flags);
     }
     b.registration(|ce, _| {
-        let private = MethodFlags::Private.bits();
-        zend::declare_typed_property(ce, P_MAX, private, zend::mask_type(MAY_BE_LONG), None);
-        zend::declare_typed_property(ce, P_TIMEOUT, private, zend::mask_type(MAY_BE_LONG), None);
+        super::declare_private(ce, P_MAX, MAY_BE_LONG);
+        super::declare_private(ce, P_TIMEOUT, MAY_BE_LONG);
         super::declare_authorizer(ce);
         HTTP.set(ce);
     })

@@ -422,6 +422,18 @@ pub fn routing_method(
     )
 }
 
+/// Declare a private property of the given `MAY_BE_*` type mask, uninitialised, on a tool class
+/// (from its registration callback).
+pub fn declare_private(ce: &mut ClassEntry, name: &str, mask: u32) {
+    zend::declare_typed_property(
+        ce,
+        name,
+        MethodFlags::Private.bits(),
+        zend::mask_type(mask),
+        None,
+    );
+}
+
 /// Declare the authorizer property on a tool class (from its registration callback).
 pub fn declare_authorizer(ce: &mut ClassEntry) {
     zend::declare_typed_property(

@@ -8,9 +8,8 @@ use ext_php_rs::flags::{DataType, MethodFlags};
 use ext_php_rs::types::{ZendObject, Zval};
 use ext_php_rs::zend::ExecuteData;
 
-use super::super::values;
 use super::super::zend::{self, ClassSlot, Frame, Pending};
-use super::{authorizer_of, raise, routing_metadata, tool_class, Extras, PhpHost};
+use super::{authorizer_of, raise, tool_class, Extras, PhpHost};
 use crate::core::tools::project::{self as core, Project};
 use crate::core::tools::{self as tools, ToolError};
 
@@ -20,18 +19,9 @@ pub const NAME: &str = "PhpClaw\\Tools\\ProjectTool";
 pub static PROJECT: ClassSlot = ClassSlot::new();
 
 const P_ROOT: &str = "projectRoot";
-const MAY_BE_STRING: u32 = 1 << 6;
 
 fn root_of(this: &ZendObject) -> Result<String, Pending> {
-    let v = zend::read_property(PROJECT.ptr(), this, P_ROOT);
-    if zend::pending() {
-        return Err(Pending);
-    }
-    Ok(v.and_then(|v| {
-        v.zend_str()
-            .map(|s| String::from_utf8_lossy(s.as_bytes()).into_owned())
-    })
-    .unwrap_or_default())
+    super::file_write::read_prop(PROJECT.ptr(), this, P_ROOT).map(|v| super::file_write::text(&v))
 }
 
 extern "C" fn construct(ex: &mut ExecuteData, _rv: &mut Zval) {
@@ -90,33 +80,7 @@ extern "C" fn execute(ex: &mut ExecuteData, rv: &mut Zval) {
     }
 }
 
-extern "C" fn name(ex: &mut ExecuteData, rv: &mut Zval) {
-    if Frame::new(ex).check_count(0, 0) {
-        *rv = zend::str_zval(core::NAME);
-    }
-}
-
-extern "C" fn description(ex: &mut ExecuteData, rv: &mut Zval) {
-    let f = Frame::new(ex);
-    if !f.check_count(0, 0) {
-        return;
-    }
-    *rv = zend::str_zval(core::DESCRIPTION);
-}
-
-extern "C" fn input_schema(ex: &mut ExecuteData, rv: &mut Zval) {
-    let f = Frame::new(ex);
-    if !f.check_count(0, 0) {
-        return;
-    }
-    *rv = values::to_zval(&core::input_schema());
-}
-
-extern "C" fn routing(ex: &mut ExecuteData, rv: &mut Zval) {
-    if Frame::new(ex).check_count(0, 0) {
-        routing_metadata(core::ROUTING, rv);
-    }
-}
+super::identity_handlers!();
 
 /// Register the class.
 pub fn register() -> ext_php_rs::error::Result<()> {
@@ -127,37 +91,10 @@ pub fn register() -> ext_php_rs::error::Result<()> {
                 .default("null"),
         )
         .required_args(0);
-    let mut b = tool_class(NAME, Extras::default(), true)
-        .method(ctor, MethodFlags::Public)
-        .method(
-            FunctionBuilder::new("execute", execute)
-                .arg(Arg::new("input", DataType::Array))
-                .returns(DataType::String, false, false),
-            MethodFlags::Public,
-        )
-        .method(super::routing_method(routing), MethodFlags::Public);
-    for (n, h, t) in [
-        (
-            "name",
-            name as extern "C" fn(&mut ExecuteData, &mut Zval),
-            DataType::String,
-        ),
-        ("description", description, DataType::String),
-        ("inputSchema", input_schema, DataType::Array),
-    ] {
-        b = b.method(
-            FunctionBuilder::new(n, h).returns(t, false, false),
-            MethodFlags::Public,
-        );
-    }
+    let b =
+        with_identity(tool_class(NAME, Extras::default(), true)).method(ctor, MethodFlags::Public);
     b.registration(|ce, _| {
-        zend::declare_typed_property(
-            ce,
-            P_ROOT,
-            MethodFlags::Private.bits(),
-            zend::mask_type(MAY_BE_STRING),
-            None,
-        );
+        super::declare_private(ce, P_ROOT, zend::MAY_BE_STRING);
         super::declare_authorizer(ce);
         PROJECT.set(ce);
     })

@@ -54,7 +54,7 @@ const P_ALLOWLIST: &str = "allowlist";
 const P_STDOUT: &str = "maxStdoutBytes";
 const P_STDERR: &str = "maxStderrBytes";
 
-const MAY_BE_LONG: u32 = 1 << 4;
+use super::super::zend::MAY_BE_LONG;
 
 fn scope() -> *mut ext_php_rs::ffi::zend_class_entry {
     SHELL_TOOL.ptr()

@@ -21,22 +21,13 @@ pub const NAME: &str = "PhpClaw\\Tools\\ZipPackagerTool";
 pub static ZIP_PACKAGE: ClassSlot = ClassSlot::new();
 
 const P_ROOT: &str = "workspaceRoot";
-const MAY_BE_STRING: u32 = 1 << 6;
 
 fn scope() -> *mut ext_php_rs::ffi::zend_class_entry {
     ZIP_PACKAGE.ptr()
 }
 
 fn root_of(this: &ZendObject) -> Result<String, Pending> {
-    let v = zend::read_property(scope(), this, P_ROOT);
-    if zend::pending() {
-        return Err(Pending);
-    }
-    Ok(v.and_then(|v| {
-        v.zend_str()
-            .map(|s| String::from_utf8_lossy(s.as_bytes()).into_owned())
-    })
-    .unwrap_or_default())
+    super::file_write::read_prop(scope(), this, P_ROOT).map(|v| super::file_write::text(&v))
 }
 
 fn input_value(ht: &ZendHashTable) -> Result<Value, Pending> {
@@ -134,13 +125,7 @@ pub fn register() -> ext_php_rs::error::Result<()> {
         )?
         .method(ctor, MethodFlags::Public);
     b.registration(|ce, _| {
-        zend::declare_typed_property(
-            ce,
-            P_ROOT,
-            MethodFlags::Private.bits(),
-            zend::mask_type(MAY_BE_STRING),
-            None,
-        );
+        super::declare_private(ce, P_ROOT, zend::MAY_BE_STRING);
         super::declare_authorizer(ce);
         ZIP_PACKAGE.set(ce);
     })
