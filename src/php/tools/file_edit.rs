@@ -10,16 +10,17 @@
 
 use ext_php_rs::args::Arg;
 use ext_php_rs::builders::FunctionBuilder;
-use ext_php_rs::flags::{ConstantFlags, DataType, MethodFlags};
+use ext_php_rs::flags::{DataType, MethodFlags};
 use ext_php_rs::types::{ZendObject, Zval};
 use ext_php_rs::zend::{ClassEntry, ExecuteData};
 
 use super::super::zend::{self, ClassSlot, Frame, Pending};
 use super::super::zend::{MAY_BE_BOOL, MAY_BE_LONG, MAY_BE_STRING};
+use super::file_read::with_sandbox_constants;
 use super::file_write::{
     bool_arg, execute_tool, getter, long_arg, mutating_ce, nullable_string_arg, read_prop, text,
 };
-use super::{call_read_log, read_log, tool_class, Extras};
+use super::{read_log, tool_class, Extras};
 use crate::core::security::blocked_paths::NOISE_DIRS;
 use crate::core::tools::file_edit::{self as core, FileEdit};
 
@@ -135,12 +136,6 @@ extern "C" fn execute(ex: &mut ExecuteData, rv: &mut Zval) {
 
 crate::php::tools::identity_handlers!();
 
-extern "C" fn reset(ex: &mut ExecuteData, _rv: &mut Zval) {
-    if Frame::new(ex).check_count(0, 0) {
-        let _ = call_read_log("reset", &mut []);
-    }
-}
-
 extern "C" fn max_bytes(ex: &mut ExecuteData, rv: &mut Zval) {
     let f = Frame::new(ex);
     if !f.check_count(0, 0) {
@@ -164,53 +159,27 @@ pub fn register() -> ext_php_rs::error::Result<()> {
         .arg(Arg::new("noiseBlockedDirs", DataType::Array).default("self::NOISE_BLOCKED_DIRS"))
         .arg(Arg::new("maxBytes", DataType::Long).default("self::DEFAULT_MAX_BYTES"))
         .required_args(0);
-    let mut b = with_identity(tool_class(NAME, Extras { resettable: true }, true))
-        .implements((
+    let mut b = with_sandbox_constants(
+        with_identity(tool_class(NAME, Extras { resettable: true }, true)).implements((
             mutating_ce,
             "PhpClaw\\Tools\\Contracts\\MutatingToolInterface",
-        ))
-        .constant(
-            "DEFAULT_WORKSPACE_SUBPATH",
-            core::DEFAULT_WORKSPACE_SUBPATH,
-            &[],
-            ConstantFlags::Public,
-        )?
-        .constant(
-            "DEFAULT_MAX_BYTES",
-            core::DEFAULT_MAX_BYTES,
-            &[],
-            ConstantFlags::Public,
-        )?
-        .constant(
-            "NOISE_BLOCKED_DIRS",
-            super::ffi::persistent_string_list(NOISE_DIRS),
-            &[],
-            ConstantFlags::Private,
-        )?
-        .method(ctor, MethodFlags::Public)
-        .method(
-            FunctionBuilder::new("reset", reset).returns(DataType::Void, false, false),
-            MethodFlags::Public,
-        );
+        )),
+        core::DEFAULT_WORKSPACE_SUBPATH,
+        core::DEFAULT_MAX_BYTES,
+    )?
+    .method(ctor, MethodFlags::Public);
     let (func, flags) = getter("maxBytes", max_bytes, DataType::Long);
     b = b.method(func, flags);
     b.registration(|ce, _| {
-        let private = MethodFlags::Private.bits();
         super::declare_private(ce, P_FOLLOW, MAY_BE_BOOL);
         super::declare_private(ce, P_NOISE, zend::MAY_BE_ARRAY);
         super::declare_private(ce, P_MAX, MAY_BE_LONG);
         super::declare_private(ce, P_CONFIGURED, MAY_BE_STRING);
-        zend::declare_typed_property(
-            ce,
-            P_RESOLVED,
-            private,
-            zend::mask_type(MAY_BE_STRING | zend::MAY_BE_NULL),
-            Some(Zval::null()),
-        );
+        super::file_read::declare_resolved_root(ce);
         zend::declare_typed_property(
             ce,
             read_log::PROP,
-            private | ACC_STATIC,
+            MethodFlags::Private.bits() | ACC_STATIC,
             zend::mask_type(zend::MAY_BE_ARRAY | zend::MAY_BE_NULL),
             Some(Zval::null()),
         );

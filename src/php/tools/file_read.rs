@@ -14,7 +14,7 @@
 use std::sync::atomic::{AtomicU32, Ordering};
 
 use ext_php_rs::args::Arg;
-use ext_php_rs::builders::FunctionBuilder;
+use ext_php_rs::builders::{ClassBuilder, FunctionBuilder};
 use ext_php_rs::flags::{ConstantFlags, DataType, MethodFlags};
 use ext_php_rs::types::{ZendHashTable, ZendObject, Zval};
 use ext_php_rs::zend::{ClassEntry, ExecuteData};
@@ -256,10 +256,49 @@ extern "C" fn execute(ex: &mut ExecuteData, rv: &mut Zval) {
 
 crate::php::tools::identity_handlers!();
 
+/// `reset()` of file_read and file_edit: clears the shared read log.
 extern "C" fn reset(ex: &mut ExecuteData, _rv: &mut Zval) {
     if Frame::new(ex).check_count(0, 0) {
         let _ = call_read_log("reset", &mut []);
     }
+}
+
+/// What file_read and file_edit declare alike: the constants `DEFAULT_WORKSPACE_SUBPATH`,
+/// `DEFAULT_MAX_BYTES` (each tool's own `max_bytes`) and the private `NOISE_BLOCKED_DIRS`
+/// default, and `reset()`.
+pub(super) fn with_sandbox_constants(
+    b: ClassBuilder,
+    subpath: &'static str,
+    max_bytes: i64,
+) -> ext_php_rs::error::Result<ClassBuilder> {
+    Ok(b.constant(
+        "DEFAULT_WORKSPACE_SUBPATH",
+        subpath,
+        &[],
+        ConstantFlags::Public,
+    )?
+    .constant("DEFAULT_MAX_BYTES", max_bytes, &[], ConstantFlags::Public)?
+    .constant(
+        "NOISE_BLOCKED_DIRS",
+        super::ffi::persistent_string_list(NOISE_DIRS),
+        &[],
+        ConstantFlags::Private,
+    )?
+    .method(
+        FunctionBuilder::new("reset", reset).returns(DataType::Void, false, false),
+        MethodFlags::Public,
+    ))
+}
+
+/// The resolved workspace root both tools cache: private `?string`, null until resolved.
+pub(super) fn declare_resolved_root(ce: &mut ClassEntry) {
+    zend::declare_typed_property(
+        ce,
+        P_RESOLVED,
+        MethodFlags::Private.bits(),
+        zend::mask_type(MAY_BE_STRING | zend::MAY_BE_NULL),
+        Some(Zval::null()),
+    );
 }
 
 extern "C" fn workspace_root(ex: &mut ExecuteData, rv: &mut Zval) {
@@ -309,30 +348,12 @@ pub fn register() -> ext_php_rs::error::Result<()> {
         .arg(Arg::new("followSymlinks", DataType::Bool).default("false"))
         .arg(Arg::new("noiseBlockedDirs", DataType::Array).default("self::NOISE_BLOCKED_DIRS"))
         .required_args(0);
-    let mut b = with_identity(tool_class(NAME, Extras { resettable: true }, true))
-        .constant(
-            "DEFAULT_WORKSPACE_SUBPATH",
-            core::DEFAULT_WORKSPACE_SUBPATH,
-            &[],
-            ConstantFlags::Public,
-        )?
-        .constant(
-            "DEFAULT_MAX_BYTES",
-            core::DEFAULT_MAX_BYTES,
-            &[],
-            ConstantFlags::Public,
-        )?
-        .constant(
-            "NOISE_BLOCKED_DIRS",
-            super::ffi::persistent_string_list(NOISE_DIRS),
-            &[],
-            ConstantFlags::Private,
-        )?
-        .method(ctor, MethodFlags::Public)
-        .method(
-            FunctionBuilder::new("reset", reset).returns(DataType::Void, false, false),
-            MethodFlags::Public,
-        );
+    let mut b = with_sandbox_constants(
+        with_identity(tool_class(NAME, Extras { resettable: true }, true)),
+        core::DEFAULT_WORKSPACE_SUBPATH,
+        core::DEFAULT_MAX_BYTES,
+    )?
+    .method(ctor, MethodFlags::Public);
     for (func, flags) in [
         getter("workspaceRoot", workspace_root, DataType::String),
         getter("maxBytes", max_bytes, DataType::Long),
@@ -340,18 +361,11 @@ pub fn register() -> ext_php_rs::error::Result<()> {
         b = b.method(func, flags);
     }
     b.registration(|ce, _| {
-        let private = MethodFlags::Private.bits();
         super::declare_private(ce, P_MAX, MAY_BE_LONG);
         super::declare_private(ce, P_FOLLOW, MAY_BE_BOOL);
         super::declare_private(ce, P_NOISE, zend::MAY_BE_ARRAY);
         super::declare_private(ce, P_CONFIGURED, MAY_BE_STRING);
-        zend::declare_typed_property(
-            ce,
-            P_RESOLVED,
-            private,
-            zend::mask_type(MAY_BE_STRING | zend::MAY_BE_NULL),
-            Some(Zval::null()),
-        );
+        declare_resolved_root(ce);
         super::declare_authorizer(ce);
         for (name, offset) in SLOTS.iter().zip(&OFFSETS) {
             offset.store(
