@@ -15,6 +15,7 @@ use PhpClaw\Tools\FileEditTool;
 use PhpClaw\Tools\FileReadTool;
 use PhpClaw\Tools\ToolRoutingMetadata;
 use PhpClawTests\Support\Subprocess;
+use PhpClawTests\Support\Files;
 use PHPUnit\Framework\TestCase;
 
 /**
@@ -42,28 +43,8 @@ final class FileEditToolTest extends TestCase
     {
         (new FileEditTool($this->ws))->reset();
         foreach ([...$this->cleanup, $this->ws] as $path) {
-            if (is_dir($path) && !is_link($path)) {
-                @exec('chattr -R -i ' . escapeshellarg($path) . ' 2>/dev/null');
-            }
-            self::remove($path);
+            Files::remove($path);
         }
-    }
-
-    private static function remove(string $path): void
-    {
-        if (is_link($path) || is_file($path)) {
-            @unlink($path);
-            return;
-        }
-        if (!is_dir($path)) {
-            return;
-        }
-        foreach (scandir($path) ?: [] as $entry) {
-            if ($entry !== '.' && $entry !== '..') {
-                self::remove($path . '/' . $entry);
-            }
-        }
-        @rmdir($path);
     }
 
     private function outside(string $suffix = ''): string

@@ -13,6 +13,7 @@ use PhpClaw\Tools\Contracts\ToolInterface;
 use PhpClaw\Tools\Contracts\ToolRoutingInterface;
 use PhpClaw\Tools\FileWriteTool;
 use PhpClaw\Tools\ToolRoutingMetadata;
+use PhpClawTests\Support\Files;
 use PHPUnit\Framework\TestCase;
 
 /**
@@ -36,28 +37,8 @@ final class FileWriteToolTest extends TestCase
     protected function tearDown(): void
     {
         foreach ([...$this->cleanup, $this->ws] as $path) {
-            if (is_dir($path) && !is_link($path)) {
-                @exec('chattr -i ' . escapeshellarg($path) . ' 2>/dev/null');
-            }
-            self::remove($path);
+            Files::remove($path);
         }
-    }
-
-    private static function remove(string $path): void
-    {
-        if (is_link($path) || is_file($path)) {
-            @unlink($path);
-            return;
-        }
-        if (!is_dir($path)) {
-            return;
-        }
-        foreach (scandir($path) ?: [] as $entry) {
-            if ($entry !== '.' && $entry !== '..') {
-                self::remove($path . '/' . $entry);
-            }
-        }
-        @rmdir($path);
     }
 
     private function outside(string $suffix = ''): string

@@ -19,5 +19,6 @@ define('PHPCLAW_STUB', dirname(__DIR__) . '/stubs/phpclaw.stub.php');
 require __DIR__ . '/support/describe.php';
 require __DIR__ . '/support/Subprocess.php';
 require __DIR__ . '/support/Heap.php';
+require __DIR__ . '/support/Files.php';
 require __DIR__ . '/fixtures/Tools.php';
 require __DIR__ . '/fixtures/weak.php';
