@@ -19,13 +19,6 @@ use phpclaw::core::security::workspace::{is_clean_relative, PathErrorKind, Tool}
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestRunner};
 
-fn cases() -> u32 {
-    std::env::var("PROPTEST_CASES")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(256)
-}
-
 /// `<tmp>/phpclaw-fuzz-or-<pid>-<tag>/{ws, ws2, outside}`, removed on drop.
 struct Tree {
     base: PathBuf,
@@ -104,10 +97,7 @@ fn opened_beneath_iff_the_walk_accepts() {
     let t = Tree::new("iff");
     let root = OpenRoot::get(&t.given()).unwrap();
     let ws = root.workspace();
-    let mut runner = TestRunner::new(Config {
-        cases: cases(),
-        ..Config::default()
-    });
+    let mut runner = TestRunner::new(Config::default());
     runner
         .run(
             &prop::collection::vec(segment(), 1..6).prop_map(|v| v.join("/")),

@@ -12,13 +12,6 @@ use phpclaw::core::routing::{
 };
 use proptest::prelude::*;
 
-fn cases() -> u32 {
-    std::env::var("PROPTEST_CASES")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(256)
-}
-
 /// Words a router likes to see, mixed with noise so matches, pins and ties actually happen.
 fn word() -> impl Strategy<Value = String> {
     prop_oneof![
@@ -83,7 +76,7 @@ fn model() -> impl Strategy<Value = String> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(cases()))]
+    #![proptest_config(ProptestConfig::default())]
 
     #[test]
     fn selection_is_well_formed(

@@ -35,13 +35,6 @@ const TOOLS: &[Tool] = &[
 /// No single call may take this long: resolution is a handful of syscalls per segment.
 const SLOW: Duration = Duration::from_secs(5);
 
-fn cases() -> u32 {
-    std::env::var("PROPTEST_CASES")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(256)
-}
-
 /// `<tmp>/phpclaw-fuzz-ws-<pid>-<tag>/{ws, ws2, outside}`, removed on drop.
 struct Tree {
     base: PathBuf,
@@ -167,7 +160,7 @@ fn resolve_never_escapes_the_root() {
     let strict = Workspace::new(tree.base.join("ws")).unwrap();
     let follow = strict.clone().with_follow_symlinks(true);
     let root_str = root.to_string_lossy().into_owned();
-    let mut runner = TestRunner::new(Config::with_cases(cases()));
+    let mut runner = TestRunner::new(Config::default());
     let strategy = (path_input(), any::<bool>());
     runner
         .run(&strategy, |(input, prefix_root)| {
@@ -225,7 +218,7 @@ fn resolve_never_escapes_the_root() {
 
 #[test]
 fn rules_never_panic() {
-    let mut runner = TestRunner::new(Config::with_cases(cases()));
+    let mut runner = TestRunner::new(Config::default());
     runner
         .run(&path_input(), |input| {
             let started = Instant::now();
