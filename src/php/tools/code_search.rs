@@ -10,9 +10,9 @@ use ext_php_rs::zend::ExecuteData;
 
 use super::super::values;
 use super::super::zend::{self, ClassSlot, Frame, Pending};
-use super::{authorizer_of, raise, routing_metadata, tool_class, Extras, PhpHost};
+use super::{authorizer_of, routing_metadata, tool_class, Extras, PhpHost};
+use crate::core::tools;
 use crate::core::tools::code_search::{self as core, CodeSearch};
-use crate::core::tools::{self as tools, ToolError};
 use crate::core::value::{Array, Value};
 
 /// The class name.
@@ -86,13 +86,8 @@ extern "C" fn execute(ex: &mut ExecuteData, rv: &mut Zval) {
     let mut host = PhpHost {
         authorizer: auth.as_ref().and_then(Zval::object),
     };
-    match tools::guard(&mut host, core::FORBIDDEN_SUBJECT) {
-        Ok(Some(json)) => {
-            *rv = zend::bytes_zval(&json);
-            return;
-        }
-        Ok(None) => {}
-        Err(e) => return raise(e),
+    if !super::passes_guard(&mut host, core::FORBIDDEN_SUBJECT, rv) {
+        return;
     }
     let Ok(value) = input_value(ht, &core::INPUT_KEYS) else {
         return;
@@ -101,11 +96,7 @@ extern "C" fn execute(ex: &mut ExecuteData, rv: &mut Zval) {
         root,
         jit: super::super::ini::pcre_jit(),
     };
-    match tools::run_steps(&mut tool, &mut host, &value) {
-        Ok(json) => *rv = zend::bytes_zval(&json),
-        Err(ToolError::Host(Pending)) => {}
-        Err(e) => raise(e),
-    }
+    super::respond(tools::run_steps(&mut tool, &mut host, &value), rv);
 }
 
 extern "C" fn name(ex: &mut ExecuteData, rv: &mut Zval) {

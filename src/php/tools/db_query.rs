@@ -12,9 +12,9 @@ use super::super::values;
 use super::super::zend::MAY_BE_STRING;
 use super::super::zend::{self, ClassSlot, Frame, Pending, Thrown};
 use super::file_write::{read_prop, string_inputs, text};
-use super::{authorizer_of, raise, tool_class, Extras, PhpHost};
+use super::{authorizer_of, tool_class, Extras, PhpHost};
 use crate::core::tools::db_query::{self as core, Database, DbQuery};
-use crate::core::tools::{self as tools, ToolError};
+use crate::core::tools::ToolError;
 use crate::core::value::Value;
 
 /// The class name.
@@ -140,13 +140,8 @@ extern "C" fn execute(ex: &mut ExecuteData, rv: &mut Zval) {
     let mut host = PhpHost {
         authorizer: auth.as_ref().and_then(Zval::object),
     };
-    match tools::guard(&mut host, core::SUBJECT) {
-        Ok(Some(json)) => {
-            *rv = zend::bytes_zval(&json);
-            return;
-        }
-        Ok(None) => {}
-        Err(e) => return raise(e),
+    if !super::passes_guard(&mut host, core::SUBJECT, rv) {
+        return;
     }
     let Ok(value) = string_inputs(ht, &["sql"]) else {
         return;
@@ -172,11 +167,7 @@ extern "C" fn execute(ex: &mut ExecuteData, rv: &mut Zval) {
         },
         spill_dir,
     };
-    match tool.run_steps(&value) {
-        Ok(json) => *rv = zend::bytes_zval(&json),
-        Err(ToolError::Host(Pending)) => {}
-        Err(e) => raise(e),
-    }
+    super::respond(tool.run_steps(&value), rv);
 }
 
 crate::php::tools::identity_handlers!();

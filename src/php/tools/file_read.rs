@@ -21,10 +21,10 @@ use ext_php_rs::zend::{ClassEntry, ExecuteData};
 
 use super::super::values;
 use super::super::zend::{self, ClassSlot, Frame, Pending};
-use super::{call_read_log, raise, tool_class, Extras, PhpHost};
+use super::{call_read_log, tool_class, Extras, PhpHost};
 use crate::core::security::blocked_paths::NOISE_DIRS;
+use crate::core::tools;
 use crate::core::tools::file_read::{self as core, FileRead};
-use crate::core::tools::{self as tools, ToolError};
 use crate::core::value::{Array, Value};
 
 /// The class name.
@@ -235,23 +235,14 @@ extern "C" fn execute(ex: &mut ExecuteData, rv: &mut Zval) {
     let mut host = PhpHost {
         authorizer: auth.object(),
     };
-    match tools::guard(&mut host, core::FORBIDDEN_SUBJECT) {
-        Ok(Some(json)) => {
-            *rv = zend::bytes_zval(&json);
-            return;
-        }
-        Ok(None) => {}
-        Err(e) => return raise(e),
+    if !super::passes_guard(&mut host, core::FORBIDDEN_SUBJECT, rv) {
+        return;
     }
     let Ok(value) = input_value(ht) else { return };
     let before = tool.root_resolved.clone();
     let result = tools::run_steps(&mut tool, &mut host, &value);
     store_resolved(this, &before, &tool);
-    match result {
-        Ok(json) => *rv = zend::bytes_zval(&json),
-        Err(ToolError::Host(Pending)) => {}
-        Err(e) => raise(e),
-    }
+    super::respond(result, rv);
 }
 
 crate::php::tools::identity_handlers!();

@@ -13,9 +13,9 @@ use ext_php_rs::zend::{ClassEntry, ExecuteData};
 use super::super::contracts::MUTATING;
 use super::super::values;
 use super::super::zend::{self, ClassSlot, Frame, Pending};
-use super::{authorizer_of, raise, tool_class, Extras, PhpHost};
+use super::{authorizer_of, tool_class, Extras, PhpHost};
 use crate::core::tools::file_write::{self as core, FileWrite};
-use crate::core::tools::{self as tools, NativeTool, ToolError};
+use crate::core::tools::{self as tools, NativeTool};
 use crate::core::value::{Array, Value};
 
 /// The class name.
@@ -134,22 +134,13 @@ pub(super) fn execute_tool<T: NativeTool>(
     let mut host = PhpHost {
         authorizer: auth.as_ref().and_then(Zval::object),
     };
-    match tools::guard(&mut host, tool.forbidden_subject()) {
-        Ok(Some(json)) => {
-            *rv = zend::bytes_zval(&json);
-            return;
-        }
-        Ok(None) => {}
-        Err(e) => return raise(e),
+    if !super::passes_guard(&mut host, tool.forbidden_subject(), rv) {
+        return;
     }
     let Ok(value) = string_inputs(ht, keys) else {
         return;
     };
-    match tools::run_steps(tool, &mut host, &value) {
-        Ok(json) => *rv = zend::bytes_zval(&json),
-        Err(ToolError::Host(Pending)) => {}
-        Err(e) => raise(e),
-    }
+    super::respond(tools::run_steps(tool, &mut host, &value), rv);
 }
 
 fn config(this: &ZendObject) -> Result<FileWrite, Pending> {

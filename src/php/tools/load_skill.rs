@@ -10,7 +10,7 @@ use ext_php_rs::zend::{ClassEntry, ExecuteData};
 use super::super::values;
 use super::super::zend::{self, ClassSlot, Frame, Pending};
 use super::file_write::string_inputs;
-use super::{authorizer_of, raise, tool_class, Extras, PhpHost};
+use super::{authorizer_of, tool_class, Extras, PhpHost};
 use crate::core::lifecycle::messages;
 use crate::core::tools::load_skill as core;
 use crate::core::tools::{self as tools, ToolError};
@@ -135,19 +135,10 @@ extern "C" fn execute(ex: &mut ExecuteData, rv: &mut Zval) {
     let mut host = PhpHost {
         authorizer: auth.as_ref().and_then(Zval::object),
     };
-    match tools::guard(&mut host, core::SUBJECT) {
-        Ok(Some(json)) => {
-            *rv = zend::bytes_zval(&json);
-            return;
-        }
-        Ok(None) => {}
-        Err(e) => return raise(e),
+    if !super::passes_guard(&mut host, core::SUBJECT, rv) {
+        return;
     }
-    match answer(ht) {
-        Ok(json) => *rv = zend::bytes_zval(&json),
-        Err(ToolError::Host(Pending)) => {}
-        Err(e) => raise(e),
-    }
+    super::respond(answer(ht), rv);
 }
 
 extern "C" fn system_prompt_section(ex: &mut ExecuteData, rv: &mut Zval) {

@@ -106,6 +106,33 @@ use super::zend::{self, Frame, Pending, Thrown};
 use crate::core::lifecycle::{messages, CORE_CAPABILITY};
 use crate::core::tools::{Host, ToolError};
 
+/// The capability guard every native tool runs before anything else: `true` to go on; `false`
+/// when the call is answered already (the FORBIDDEN envelope is in `rv`) or an exception from the
+/// authorizer is pending.
+pub fn passes_guard<H: Host<Error = Pending>>(host: &mut H, subject: &str, rv: &mut Zval) -> bool {
+    match crate::core::tools::guard(host, subject) {
+        Ok(None) => true,
+        Ok(Some(json)) => {
+            *rv = zend::bytes_zval(&json);
+            false
+        }
+        Err(e) => {
+            raise(e);
+            false
+        }
+    }
+}
+
+/// Put a tool run's outcome in `rv`: its envelope, or the exception it ends with (a pending PHP
+/// exception is left as it is).
+pub fn respond(result: Result<Vec<u8>, ToolError<Pending>>, rv: &mut Zval) {
+    match result {
+        Ok(json) => *rv = zend::bytes_zval(&json),
+        Err(ToolError::Host(Pending)) => {}
+        Err(e) => raise(e),
+    }
+}
+
 /// The private property holding the authorizer.
 pub const AUTHORIZER_PROP: &str = "authorizer";
 

@@ -9,9 +9,9 @@ use ext_php_rs::types::{ZendObject, Zval};
 use ext_php_rs::zend::ExecuteData;
 
 use super::super::zend::{self, ClassSlot, Frame, Pending};
-use super::{authorizer_of, raise, tool_class, Extras, PhpHost};
+use super::{authorizer_of, tool_class, Extras, PhpHost};
+use crate::core::tools;
 use crate::core::tools::project::{self as core, Project};
-use crate::core::tools::{self as tools, ToolError};
 
 /// The class name.
 pub const NAME: &str = "PhpClaw\\Tools\\ProjectTool";
@@ -61,23 +61,14 @@ extern "C" fn execute(ex: &mut ExecuteData, rv: &mut Zval) {
     let mut host = PhpHost {
         authorizer: auth.as_ref().and_then(Zval::object),
     };
-    match tools::guard(&mut host, core::FORBIDDEN_SUBJECT) {
-        Ok(Some(json)) => {
-            *rv = zend::bytes_zval(&json);
-            return;
-        }
-        Ok(None) => {}
-        Err(e) => return raise(e),
+    if !super::passes_guard(&mut host, core::FORBIDDEN_SUBJECT, rv) {
+        return;
     }
     let Ok(value) = super::code_search::input_value(ht, &["depth"]) else {
         return;
     };
     let mut tool = Project { root };
-    match tools::run_steps(&mut tool, &mut host, &value) {
-        Ok(json) => *rv = zend::bytes_zval(&json),
-        Err(ToolError::Host(Pending)) => {}
-        Err(e) => raise(e),
-    }
+    super::respond(tools::run_steps(&mut tool, &mut host, &value), rv);
 }
 
 super::identity_handlers!();

@@ -274,23 +274,14 @@ extern "C" fn execute(ex: &mut ExecuteData, rv: &mut Zval) {
             authorizer: auth.as_ref().and_then(Zval::object),
         },
     };
-    match tools::guard(&mut host, core::FORBIDDEN_SUBJECT) {
-        Ok(Some(json)) => {
-            *rv = zend::bytes_zval(&json);
-            return;
-        }
-        Ok(None) => {}
-        Err(e) => return raise(e),
+    if !super::passes_guard(&mut host, core::FORBIDDEN_SUBJECT, rv) {
+        return;
     }
     let Ok(value) = input_value(ht) else { return };
     let Ok(mut tool) = config(this, true) else {
         return;
     };
-    match tools::run_steps(&mut tool, &mut host, &value) {
-        Ok(json) => *rv = zend::bytes_zval(&json),
-        Err(ToolError::Host(Pending)) => {}
-        Err(e) => raise(e),
-    }
+    super::respond(tools::run_steps(&mut tool, &mut host, &value), rv);
 }
 
 extern "C" fn is_mutating(ex: &mut ExecuteData, rv: &mut Zval) {

@@ -9,10 +9,10 @@ use ext_php_rs::types::{ZendHashTable, ZendObject, Zval};
 use ext_php_rs::zend::ExecuteData;
 
 use super::super::zend::{self, ClassSlot, Frame, Pending};
-use super::{authorizer_of, raise, tool_class, Extras, PhpHost};
+use super::{authorizer_of, tool_class, Extras, PhpHost};
+use crate::core::tools;
 use crate::core::tools::file_write::constructed_root;
 use crate::core::tools::zip_package::{self as core, ZipPackage};
-use crate::core::tools::{self as tools, ToolError};
 use crate::core::value::{Array, Value};
 
 /// The class name.
@@ -85,20 +85,11 @@ extern "C" fn execute(ex: &mut ExecuteData, rv: &mut Zval) {
     let mut host = PhpHost {
         authorizer: auth.as_ref().and_then(Zval::object),
     };
-    match tools::guard(&mut host, core::FORBIDDEN_SUBJECT) {
-        Ok(Some(json)) => {
-            *rv = zend::bytes_zval(&json);
-            return;
-        }
-        Ok(None) => {}
-        Err(e) => return raise(e),
+    if !super::passes_guard(&mut host, core::FORBIDDEN_SUBJECT, rv) {
+        return;
     }
     let Ok(value) = input_value(ht) else { return };
-    match tools::run_steps(&mut tool, &mut host, &value) {
-        Ok(json) => *rv = zend::bytes_zval(&json),
-        Err(ToolError::Host(Pending)) => {}
-        Err(e) => raise(e),
-    }
+    super::respond(tools::run_steps(&mut tool, &mut host, &value), rv);
 }
 
 crate::php::tools::identity_handlers!();
