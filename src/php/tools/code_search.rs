@@ -5,7 +5,7 @@
 use ext_php_rs::args::Arg;
 use ext_php_rs::builders::FunctionBuilder;
 use ext_php_rs::flags::{ConstantFlags, DataType, MethodFlags};
-use ext_php_rs::types::{ZendHashTable, ZendObject, Zval};
+use ext_php_rs::types::{ZendObject, Zval};
 use ext_php_rs::zend::ExecuteData;
 
 use super::super::values;
@@ -13,7 +13,6 @@ use super::super::zend::{self, ClassSlot, Frame, Pending};
 use super::{authorizer_of, routing_metadata, tool_class, Extras, PhpHost};
 use crate::core::tools;
 use crate::core::tools::code_search::{self as core, CodeSearch};
-use crate::core::value::{Array, Value};
 
 /// The class name.
 pub const NAME: &str = "PhpClaw\\Tools\\CodeSearchTool";
@@ -25,28 +24,6 @@ const P_ROOT: &str = "workspaceRoot";
 fn root_of(this: &ZendObject) -> Result<String, Pending> {
     super::file_write::read_prop(CODE_SEARCH.ptr(), this, P_ROOT)
         .map(|v| super::file_write::text(&v))
-}
-
-/// The input keys the tool reads; strings through PHP's own `(string)` for objects and arrays.
-pub fn input_value(ht: &ZendHashTable, keys: &[&str]) -> Result<Value, Pending> {
-    let mut out = Array::with_capacity(keys.len());
-    for key in keys {
-        let Some(v) = zend::get(ht, key) else {
-            continue;
-        };
-        let value = if v.object().is_some() || v.is_array() {
-            let s = zend::call_function("strval", &mut [zend::share(v)])?;
-            Value::Str(
-                s.zend_str()
-                    .map(|s| s.as_bytes().to_vec())
-                    .unwrap_or_default(),
-            )
-        } else {
-            values::to_value(v).unwrap_or(Value::Null)
-        };
-        out.insert(*key, value);
-    }
-    Ok(Value::Array(out))
 }
 
 extern "C" fn construct(ex: &mut ExecuteData, _rv: &mut Zval) {
@@ -89,7 +66,7 @@ extern "C" fn execute(ex: &mut ExecuteData, rv: &mut Zval) {
     if !super::passes_guard(&mut host, core::FORBIDDEN_SUBJECT, rv) {
         return;
     }
-    let Ok(value) = input_value(ht, &core::INPUT_KEYS) else {
+    let Ok(value) = super::string_inputs(ht, &core::INPUT_KEYS) else {
         return;
     };
     let mut tool = CodeSearch {

@@ -112,16 +112,6 @@ fn store_resolved(this: &ZendObject, before: &Option<String>, tool: &FileRead) {
     }
 }
 
-/// PHP's `(string)` of an array or object (warning, __toString or Error exactly as PHP).
-fn php_strval(v: &Zval) -> Result<Value, Pending> {
-    let s = zend::call_function("strval", &mut [zend::share(v)])?;
-    Ok(Value::Str(
-        s.zend_str()
-            .map(|s| s.as_bytes().to_vec())
-            .unwrap_or_default(),
-    ))
-}
-
 /// The input keys the tool reads, converted once. Arrays and objects only matter as PHP's own
 /// conversions of them would: `path` is cast to string, an offset or limit that is neither an
 /// int nor a string is refused (null stands for it), line_numbers reads a Stringable object's
@@ -134,13 +124,13 @@ fn input_value(ht: &ZendHashTable) -> Result<Value, Pending> {
         };
         let is_object = v.object().is_some();
         let value = match key {
-            "path" if is_object || v.is_array() => php_strval(v)?,
+            "path" if is_object || v.is_array() => super::php_strval(v)?,
             "line_numbers" if is_object => {
                 let stringable = v
                     .object()
                     .is_some_and(|o| zend::find_method(o.ce, "__tostring").is_some());
                 if stringable {
-                    php_strval(v)?
+                    super::php_strval(v)?
                 } else {
                     Value::Null
                 }

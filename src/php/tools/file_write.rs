@@ -11,12 +11,10 @@ use ext_php_rs::types::{ZendHashTable, ZendObject, Zval};
 use ext_php_rs::zend::{ClassEntry, ExecuteData};
 
 use super::super::contracts::MUTATING;
-use super::super::values;
 use super::super::zend::{self, ClassSlot, Frame, Pending};
 use super::{authorizer_of, tool_class, Extras, PhpHost};
 use crate::core::tools::file_write::{self as core, FileWrite};
 use crate::core::tools::{self as tools, NativeTool};
-use crate::core::value::{Array, Value};
 
 /// The class name.
 pub const NAME: &str = "PhpClaw\\Tools\\FileWriteTool";
@@ -91,34 +89,6 @@ pub(super) fn long_arg(f: &Frame<'_>, n: usize, default: i64) -> Option<i64> {
     }
 }
 
-/// PHP's `(string)` of an array or object (warning, __toString or Error exactly as PHP).
-fn php_strval(v: &Zval) -> Result<Value, Pending> {
-    let s = zend::call_function("strval", &mut [zend::share(v)])?;
-    Ok(Value::Str(
-        s.zend_str()
-            .map(|s| s.as_bytes().to_vec())
-            .unwrap_or_default(),
-    ))
-}
-
-/// The input keys a tool reads, converted once; each is cast to string by the reference, so
-/// arrays and objects go through PHP's own `(string)`.
-pub(super) fn string_inputs(ht: &ZendHashTable, keys: &[&str]) -> Result<Value, Pending> {
-    let mut out = Array::with_capacity(keys.len());
-    for key in keys {
-        let Some(v) = zend::get(ht, key) else {
-            continue;
-        };
-        let value = if v.object().is_some() || v.is_array() {
-            php_strval(v)?
-        } else {
-            values::to_value(v).unwrap_or(Value::Null)
-        };
-        out.insert(*key, value);
-    }
-    Ok(Value::Array(out))
-}
-
 /// Guard, convert the input, run the lifecycle, answer: the `execute()` every file tool shares.
 pub(super) fn execute_tool<T: NativeTool>(
     scope: *mut ext_php_rs::ffi::zend_class_entry,
@@ -137,7 +107,7 @@ pub(super) fn execute_tool<T: NativeTool>(
     if !super::passes_guard(&mut host, tool.forbidden_subject(), rv) {
         return;
     }
-    let Ok(value) = string_inputs(ht, keys) else {
+    let Ok(value) = super::string_inputs(ht, keys) else {
         return;
     };
     super::respond(tools::run_steps(tool, &mut host, &value), rv);

@@ -9,7 +9,7 @@ use ext_php_rs::zend::{ClassEntry, ExecuteData};
 
 use super::super::values;
 use super::super::zend::{self, ClassSlot, Frame, Pending};
-use super::file_write::string_inputs;
+use super::string_inputs;
 use super::{authorizer_of, tool_class, Extras, PhpHost};
 use crate::core::lifecycle::messages;
 use crate::core::tools::load_skill as core;

@@ -94,7 +94,7 @@ pub mod zip_package;
 use ext_php_rs::args::Arg;
 use ext_php_rs::builders::{ClassBuilder, FunctionBuilder};
 use ext_php_rs::flags::{ClassFlags, DataType, MethodFlags};
-use ext_php_rs::types::{ZendObject, Zval};
+use ext_php_rs::types::{ZendHashTable, ZendObject, Zval};
 use ext_php_rs::zend::{ClassEntry, ExecuteData};
 
 use super::contracts::{
@@ -105,6 +105,35 @@ use super::routing_metadata::ROUTING_METADATA;
 use super::zend::{self, Frame, Pending, Thrown};
 use crate::core::lifecycle::{messages, CORE_CAPABILITY};
 use crate::core::tools::{Host, ToolError};
+use crate::core::value::{Array, Value};
+
+/// PHP's `(string)` of an array or object (warning, __toString or Error exactly as PHP).
+pub fn php_strval(v: &Zval) -> Result<Value, Pending> {
+    let s = zend::call_function("strval", &mut [zend::share(v)])?;
+    Ok(Value::Str(
+        s.zend_str()
+            .map(|s| s.as_bytes().to_vec())
+            .unwrap_or_default(),
+    ))
+}
+
+/// The input keys a tool reads, converted once; each is cast to string by the reference, so
+/// arrays and objects go through PHP's own `(string)`.
+pub fn string_inputs(ht: &ZendHashTable, keys: &[&str]) -> Result<Value, Pending> {
+    let mut out = Array::with_capacity(keys.len());
+    for key in keys {
+        let Some(v) = zend::get(ht, key) else {
+            continue;
+        };
+        let value = if v.object().is_some() || v.is_array() {
+            php_strval(v)?
+        } else {
+            super::values::to_value(v).unwrap_or(Value::Null)
+        };
+        out.insert(*key, value);
+    }
+    Ok(Value::Array(out))
+}
 
 /// The capability guard every native tool runs before anything else: `true` to go on; `false`
 /// when the call is answered already (the FORBIDDEN envelope is in `rv`) or an exception from the

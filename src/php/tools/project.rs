@@ -64,7 +64,7 @@ extern "C" fn execute(ex: &mut ExecuteData, rv: &mut Zval) {
     if !super::passes_guard(&mut host, core::FORBIDDEN_SUBJECT, rv) {
         return;
     }
-    let Ok(value) = super::code_search::input_value(ht, &["depth"]) else {
+    let Ok(value) = super::string_inputs(ht, &["depth"]) else {
         return;
     };
     let mut tool = Project { root };

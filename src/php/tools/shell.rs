@@ -18,7 +18,7 @@ use std::path::PathBuf;
 use ext_php_rs::args::Arg;
 use ext_php_rs::builders::FunctionBuilder;
 use ext_php_rs::flags::{ConstantFlags, DataType, MethodFlags};
-use ext_php_rs::types::{ZendHashTable, ZendObject, Zval};
+use ext_php_rs::types::{ZendObject, Zval};
 use ext_php_rs::zend::{ClassEntry, ExecuteData};
 
 // `tools::ffi` is private to `tools`; this module is declared beside it (see above), so it
@@ -122,30 +122,6 @@ fn config(this: &ZendObject, caps: bool) -> Result<Shell, Pending> {
         max_stderr,
         TempDir::Lookup(php_temp_dir),
     ))
-}
-
-/// PHP's `(string)` of an array or object (warning, __toString or Error exactly as PHP).
-fn php_strval(v: &Zval) -> Result<Value, Pending> {
-    let s = zend::call_function("strval", &mut [zend::share(v)])?;
-    Ok(Value::Str(
-        s.zend_str()
-            .map(|s| s.as_bytes().to_vec())
-            .unwrap_or_default(),
-    ))
-}
-
-/// The one input key the tool reads, converted once: `command`, cast as PHP casts it.
-fn input_value(ht: &ZendHashTable) -> Result<Value, Pending> {
-    let mut out = Array::with_capacity(1);
-    if let Some(v) = zend::get(ht, "command") {
-        let value = if v.object().is_some() || v.is_array() {
-            php_strval(v)?
-        } else {
-            values::to_value(v).unwrap_or(Value::Null)
-        };
-        out.insert("command", value);
-    }
-    Ok(Value::Array(out))
 }
 
 /// A native run's PHP side: the authorizer, and phpClaw's hook registry.
@@ -277,7 +253,9 @@ extern "C" fn execute(ex: &mut ExecuteData, rv: &mut Zval) {
     if !super::passes_guard(&mut host, core::FORBIDDEN_SUBJECT, rv) {
         return;
     }
-    let Ok(value) = input_value(ht) else { return };
+    let Ok(value) = super::string_inputs(ht, &["command"]) else {
+        return;
+    };
     let Ok(mut tool) = config(this, true) else {
         return;
     };
@@ -293,7 +271,9 @@ extern "C" fn is_mutating(ex: &mut ExecuteData, rv: &mut Zval) {
         return;
     };
     let Some(ht) = input.array() else { return };
-    let Ok(value) = input_value(ht) else { return };
+    let Ok(value) = super::string_inputs(ht, &["command"]) else {
+        return;
+    };
     let Ok(tool) = config(this, false) else {
         return;
     };
