@@ -197,9 +197,7 @@ extern "C" fn construct(ex: &mut ExecuteData, _rv: &mut Zval) {
         }
         return;
     }
-    let cwd = std::env::current_dir()
-        .map(|p| p.to_string_lossy().into_owned())
-        .unwrap_or_default();
+    let cwd = super::cwd();
     let configured = core::configured_root(root.as_deref(), &cwd);
     zend::write_property(
         scope(),

@@ -143,9 +143,7 @@ extern "C" fn construct(ex: &mut ExecuteData, _rv: &mut Zval) {
     let Some(follow) = bool_arg(&f, 3, false) else {
         return;
     };
-    let cwd = std::env::current_dir()
-        .map(|p| p.to_string_lossy().into_owned())
-        .unwrap_or_default();
+    let cwd = super::cwd();
     let root = core::constructed_root(root.as_deref(), &cwd);
     let mut allow_zv = Zval::new();
     allow_zv.set_bool(allow);

@@ -107,6 +107,33 @@ use crate::core::lifecycle::{messages, CORE_CAPABILITY};
 use crate::core::tools::{Host, ToolError};
 use crate::core::value::{Array, Value};
 
+/// The process's working directory, where a tool without a configured root works.
+pub fn cwd() -> String {
+    std::env::current_dir()
+        .map(|p| p.to_string_lossy().into_owned())
+        .unwrap_or_default()
+}
+
+/// `__construct(?string $root = null)` of the tools configured by their root alone: the root
+/// `resolve(given, cwd)` makes is kept in the private `prop`.
+pub fn construct_root(
+    ex: &mut ExecuteData,
+    scope: *mut ext_php_rs::ffi::zend_class_entry,
+    prop: &str,
+    resolve: fn(Option<&str>, &str) -> String,
+) {
+    let f = Frame::new(ex);
+    if !f.check_count(0, 1) {
+        return;
+    }
+    let Some(this) = f.this() else { return };
+    let Ok(given) = file_write::nullable_string_arg(&f, 0) else {
+        return;
+    };
+    let root = resolve(given.as_deref(), &cwd());
+    zend::write_property(scope, this, prop, &mut zend::str_zval(&root));
+}
+
 /// PHP's `(string)` of an array or object (warning, __toString or Error exactly as PHP).
 pub fn php_strval(v: &Zval) -> Result<Value, Pending> {
     let s = zend::call_function("strval", &mut [zend::share(v)])?;

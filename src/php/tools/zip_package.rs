@@ -41,24 +41,7 @@ fn input_value(ht: &ZendHashTable) -> Result<Value, Pending> {
 }
 
 extern "C" fn construct(ex: &mut ExecuteData, _rv: &mut Zval) {
-    let f = Frame::new(ex);
-    if !f.check_count(0, 1) {
-        return;
-    }
-    let Some(this) = f.this() else { return };
-    let root = match f.arg(0) {
-        None => None,
-        Some(v) if v.is_null() => None,
-        Some(_) => match f.string(0) {
-            Some(b) => Some(String::from_utf8_lossy(&b).into_owned()),
-            None => return,
-        },
-    };
-    let cwd = std::env::current_dir()
-        .map(|p| p.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let root = constructed_root(root.as_deref(), &cwd);
-    zend::write_property(scope(), this, P_ROOT, &mut zend::str_zval(&root));
+    super::construct_root(ex, scope(), P_ROOT, constructed_root);
 }
 
 extern "C" fn execute(ex: &mut ExecuteData, rv: &mut Zval) {
