@@ -145,6 +145,17 @@ final class CodeSearchToolTest extends TestCase
         $this->assertFileDoesNotExist($log);
     }
 
+    /** A float pattern is cast as PHP casts it: 14 significant digits, so 0.1 + 0.2 is "0.3". */
+    public function testAFloatPatternIsCastAsPhpCastsIt(): void
+    {
+        file_put_contents($this->root.'/src/rate.txt', "tax = 0.3\nexact = 0.30000000000000004\n");
+        $d = $this->run_(['pattern' => 0.1 + 0.2])['data'];
+        $this->assertSame((string) (0.1 + 0.2), $d['pattern']);
+        $this->assertSame([['file' => 'src/rate.txt', 'line' => 1], ['file' => 'src/rate.txt', 'line' => 2]], $d['results']);
+        $d = $this->run_(['pattern' => 1e15])['data'];
+        $this->assertSame('1.0E+15', $d['pattern']);
+    }
+
     public function testBareAlternationRefused(): void
     {
         $this->expectException(ToolException::class);

@@ -307,29 +307,7 @@ fn php_string(v: &serde_json::Value) -> Vec<u8> {
     }
 }
 
-/// PHP 8's `(string)` of a float: shortest round-trip digits, `1.0E+25` style exponents.
-pub fn php_float_string(f: f64) -> Vec<u8> {
-    if f.is_nan() {
-        return b"NAN".to_vec();
-    }
-    if f.is_infinite() {
-        return if f > 0.0 {
-            b"INF".to_vec()
-        } else {
-            b"-INF".to_vec()
-        };
-    }
-    let mut out = Vec::new();
-    if crate::core::json::write_float(&mut out, f).is_err() {
-        return b"0".to_vec();
-    }
-    for b in &mut out {
-        if *b == b'e' {
-            *b = b'E';
-        }
-    }
-    out
-}
+pub use crate::core::value::php_float_string;
 
 /// PHP's `(int)` of a decoded JSON value.
 fn php_int(v: &serde_json::Value) -> i64 {

@@ -205,6 +205,79 @@ impl Value {
     }
 }
 
+/// PHP's `(string)` of a scalar value; `None` for an array (a binding converts arrays and
+/// objects with PHP's own rules, warning and all).
+pub fn php_string(v: &Value) -> Option<Vec<u8>> {
+    Some(match v {
+        Value::Null | Value::Bool(false) => Vec::new(),
+        Value::Bool(true) => b"1".to_vec(),
+        Value::Int(i) => i.to_string().into_bytes(),
+        Value::Str(s) => s.clone(),
+        Value::Float(f) => php_float_string(*f),
+        Value::Array(_) => return None,
+    })
+}
+
+/// PHP's `(string)` of a float at the default `precision` of 14 (`zend_gcvt`): 14 significant
+/// digits at most, trailing zeros dropped, `1.0E+15` style past 10^15 and below 10^-4,
+/// `-0`, `INF`, `-INF`, `NAN`.
+pub fn php_float_string(f: f64) -> Vec<u8> {
+    const PRECISION: i32 = 14;
+    if f.is_nan() {
+        return b"NAN".to_vec();
+    }
+    if f.is_infinite() {
+        return if f > 0.0 {
+            b"INF".to_vec()
+        } else {
+            b"-INF".to_vec()
+        };
+    }
+    // Rust rounds the exact value half to even, as zend_dtoa does: d.ddddddddddddde<exp>.
+    let sci = format!("{:.*e}", (PRECISION - 1) as usize, f.abs());
+    let (mantissa, exp) = sci.split_once('e').unwrap_or((&sci, "0"));
+    let mut digits: Vec<u8> = mantissa.bytes().filter(u8::is_ascii_digit).collect();
+    while digits.len() > 1 && digits.last() == Some(&b'0') {
+        digits.pop();
+    }
+    // zend_dtoa's decpt: the value is 0.DIGITS x 10^decpt (0 is "0" with decpt 1).
+    let decpt = if digits == b"0" {
+        1
+    } else {
+        exp.parse::<i32>().unwrap_or(0) + 1
+    };
+    let mut out = Vec::with_capacity(24);
+    if f.is_sign_negative() {
+        out.push(b'-');
+    }
+    if !(-3..=PRECISION).contains(&decpt) {
+        let e = decpt - 1;
+        out.push(digits.first().copied().unwrap_or(b'0'));
+        out.push(b'.');
+        match digits.get(1..) {
+            Some(rest) if !rest.is_empty() => out.extend_from_slice(rest),
+            _ => out.push(b'0'),
+        }
+        out.push(b'E');
+        out.push(if e < 0 { b'-' } else { b'+' });
+        out.extend_from_slice(e.unsigned_abs().to_string().as_bytes());
+    } else if decpt <= 0 {
+        out.extend_from_slice(b"0.");
+        out.extend(std::iter::repeat(b'0').take(decpt.unsigned_abs() as usize));
+        out.extend_from_slice(&digits);
+    } else {
+        let int_len = decpt as usize;
+        for i in 0..int_len {
+            out.push(digits.get(i).copied().unwrap_or(b'0'));
+        }
+        if let Some(frac) = digits.get(int_len..).filter(|f| !f.is_empty()) {
+            out.push(b'.');
+            out.extend_from_slice(frac);
+        }
+    }
+    out
+}
+
 impl From<bool> for Value {
     fn from(b: bool) -> Value {
         Value::Bool(b)
@@ -473,6 +546,41 @@ impl<K: Into<Key>, V: Into<Value>> FromIterator<(K, V)> for Array {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `(string)` of floats, each checked with php 8.2 (`precision=14`).
+    #[test]
+    fn float_strings_as_php_casts_them() {
+        for (f, want) in [
+            (0.1 + 0.2, "0.3"),
+            (1.0 / 3.0, "0.33333333333333"),
+            (1e14, "1.0E+14"),
+            (1e15, "1.0E+15"),
+            (12_345_678_901_234.0, "12345678901234"),
+            (123_456_789_012_345.0, "1.2345678901234E+14"),
+            (0.0001, "0.0001"),
+            (1e-5, "1.0E-5"),
+            (0.000_123_456_789_012_345_67, "0.00012345678901235"),
+            (-0.0, "-0"),
+            (0.0, "0"),
+            (1.5, "1.5"),
+            (-2.5e-10, "-2.5E-10"),
+            (1e100, "1.0E+100"),
+            (5e-324, "4.9406564584125E-324"),
+            (f64::MAX, "1.7976931348623E+308"),
+            (99_999_999_999_999.5, "1.0E+14"),
+            (100.0, "100"),
+            (9_007_199_254_740_992.0, "9.007199254741E+15"),
+            (123.456, "123.456"),
+            (f64::NAN, "NAN"),
+            (f64::NEG_INFINITY, "-INF"),
+        ] {
+            assert_eq!(
+                String::from_utf8(php_float_string(f)).unwrap(),
+                want,
+                "{f:?}"
+            );
+        }
+    }
 
     #[test]
     fn numeric_string_keys_follow_php() {

@@ -29,7 +29,6 @@ use std::os::unix::fs::OpenOptionsExt;
 use std::path::Path;
 
 use super::{success, Host, NativeTool, ToolError};
-use crate::core::json;
 use crate::core::security::blocked_paths::NOISE_DIRS;
 use crate::core::security::file_rules::{check_file_read_with, sanitize_for_message, Refusal};
 use crate::core::security::workspace::open_root::{openat2_in_use, Beneath, OpenRoot};
@@ -227,37 +226,7 @@ pub struct Read {
     pub next_offset: Option<Option<i64>>,
 }
 
-/// PHP's `(string)` of a scalar input value; `None` for an array (the binding converts those
-/// and objects with PHP's own rules).
-pub fn php_string(v: &Value) -> Option<Vec<u8>> {
-    Some(match v {
-        Value::Null | Value::Bool(false) => Vec::new(),
-        Value::Bool(true) => b"1".to_vec(),
-        Value::Int(i) => i.to_string().into_bytes(),
-        Value::Str(s) => s.clone(),
-        Value::Float(f) => float_string(*f),
-        Value::Array(_) => return None,
-    })
-}
-
-/// `(string)` of a float: serialize_precision -1 digits, `E` exponent, `NAN`, `INF`.
-pub fn float_string(f: f64) -> Vec<u8> {
-    if f.is_nan() {
-        return b"NAN".to_vec();
-    }
-    if f.is_infinite() {
-        return if f > 0.0 {
-            b"INF".to_vec()
-        } else {
-            b"-INF".to_vec()
-        };
-    }
-    let mut out = Vec::new();
-    let _ = json::write_float(&mut out, f);
-    out.iter()
-        .map(|&b| if b == b'e' { b'E' } else { b })
-        .collect()
-}
+pub use crate::core::value::php_string;
 
 /// `filter_var($v, FILTER_VALIDATE_BOOLEAN)` without flags: true only for true-ish text.
 pub fn filter_bool(v: &Value) -> bool {

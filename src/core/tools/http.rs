@@ -124,13 +124,8 @@ pub struct Answer {
 
 /// PHP's `(string)` of a scalar input value.
 pub fn php_string(v: Option<&Value>) -> Vec<u8> {
-    match v {
-        Some(Value::Str(s)) => s.clone(),
-        Some(Value::Int(n)) => n.to_string().into_bytes(),
-        Some(Value::Bool(true)) => b"1".to_vec(),
-        Some(Value::Float(f)) => f.to_string().into_bytes(),
-        _ => Vec::new(),
-    }
+    v.and_then(crate::core::value::php_string)
+        .unwrap_or_default()
 }
 
 fn strip_crlf(b: &[u8]) -> String {

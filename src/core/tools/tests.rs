@@ -295,9 +295,9 @@ fn range_inputs() {
     ] {
         assert_eq!(filter_bool(&v), b, "{v:?}");
     }
-    assert_eq!(float_string(1e25), b"1.0E+25");
-    assert_eq!(float_string(1.5), b"1.5");
-    assert_eq!(float_string(f64::NAN), b"NAN");
+    assert_eq!(crate::core::value::php_float_string(1e25), b"1.0E+25");
+    assert_eq!(crate::core::value::php_float_string(1.5), b"1.5");
+    assert_eq!(crate::core::value::php_float_string(f64::NAN), b"NAN");
 }
 
 #[test]
