@@ -9,6 +9,7 @@ pub mod lifecycle;
 pub mod md5;
 pub mod remote_profile;
 pub mod routing;
+pub mod sandbox;
 pub mod security;
 pub mod tools;
 pub mod value;

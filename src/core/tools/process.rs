@@ -31,6 +31,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
+use crate::core::sandbox::Prepared;
 use crate::core::security::shell_policy::child_env_allowed;
 
 /// Exit code of a program that could not be executed (PHP's forked child after a failed exec).
@@ -77,16 +78,51 @@ pub fn child_environment() -> Vec<(OsString, OsString)> {
         .collect()
 }
 
+/// Where and how a child starts, beyond its argv and environment.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Spawn<'a> {
+    /// The program file to execute (`argv[0]` stays the command's own token); None: look
+    /// `argv[0]` up on the child's PATH.
+    pub program: Option<&'a Path>,
+    /// The working directory; None: the process's own.
+    pub cwd: Option<&'a Path>,
+    /// What the child applies to itself before `exec` (sandbox, limits); None: nothing.
+    pub prepared: Option<&'a Prepared>,
+}
+
 /// Run `argv` (program first) with exactly the environment `env`, within `limits`.
 pub fn run(
     argv: &[String],
     env: &[(OsString, OsString)],
     limits: Limits,
 ) -> Result<Finished, RunFailure> {
+    run_with(argv, env, limits, Spawn::default())
+}
+
+/// [`run`], started as `spawn` says.
+pub fn run_with(
+    argv: &[String],
+    env: &[(OsString, OsString)],
+    limits: Limits,
+    spawn: Spawn,
+) -> Result<Finished, RunFailure> {
     let Some((program, args)) = argv.split_first() else {
         return Err(RunFailure::Start);
     };
-    let mut command = Command::new(program);
+    let mut command = Command::new(spawn.program.map_or(program.as_ref(), Path::as_os_str));
+    command.arg0(program);
+    if let Some(cwd) = spawn.cwd {
+        command.current_dir(cwd);
+    }
+    if let Some(prepared) = spawn.prepared {
+        let setup = prepared.for_child();
+        // SAFETY: `enter` only makes async-signal-safe system calls on values copied before
+        // the fork (see sandbox::ChildSetup::enter); it allocates nothing and takes no lock.
+        // The ruleset descriptor it names is owned by `prepared`, alive until spawn returns.
+        unsafe {
+            command.pre_exec(move || setup.enter());
+        }
+    }
     command
         .args(args)
         .env_clear()
@@ -98,7 +134,7 @@ pub fn run(
     let started = Instant::now();
     let mut child = match command.spawn() {
         Ok(child) => child,
-        Err(e) if is_exec_failure(&e) => {
+        Err(e) if is_exec_failure(&e, spawn.prepared.is_some()) => {
             return Ok(Finished {
                 stdout: Vec::new(),
                 stderr: Vec::new(),
@@ -133,7 +169,24 @@ pub fn run(
 }
 
 /// Whether spawning failed in `exec` itself (the program), rather than creating the process.
-fn is_exec_failure(e: &std::io::Error) -> bool {
+/// With a prepared confinement only the errors `exec` gives for the program file count: any
+/// other came from applying the confinement, and the run must fail rather than pass for a
+/// missing program.
+fn is_exec_failure(e: &std::io::Error, confined: bool) -> bool {
+    if confined {
+        return matches!(
+            e.raw_os_error(),
+            Some(
+                libc::ENOENT
+                    | libc::EACCES
+                    | libc::ENOEXEC
+                    | libc::ENOTDIR
+                    | libc::ELOOP
+                    | libc::ETXTBSY
+                    | libc::ENAMETOOLONG
+            )
+        );
+    }
     !matches!(
         e.raw_os_error(),
         Some(libc::EAGAIN | libc::ENOMEM | libc::EMFILE | libc::ENFILE) | None
