@@ -32,6 +32,7 @@
 //! [`ShellPolicy::is_mutating`] is the approval rule: empty → true; refused by rules 2, 4 or 5
 //! → false (refused anyway); program in [`READONLY_COMMANDS`] → false; otherwise true.
 
+pub mod confine;
 mod output;
 mod paths;
 mod tables;
@@ -44,15 +45,17 @@ pub use output::{
     start_failed_message, timeout_message, Shaped, PHP_TRIM_BYTES,
 };
 pub use tables::{
-    ExecOptions, Recursion, BLOCKED_PATH_PATTERNS, CODE_INJECTION_ENV_NAMES,
-    CODE_INJECTION_ENV_PREFIXES, DEFAULT_ALLOWLIST, DEFAULT_MAX_STDERR_BYTES,
+    ExecOptions, Recursion, BLOCKED_PATH_PATTERNS, CHILD_ENV_NAMES, CHILD_ENV_PREFIXES,
+    DEFAULT_ALLOWLIST, DEFAULT_CHILD_PATH, DEFAULT_MAX_STDERR_BYTES, PROGRAM_ENV,
     DEFAULT_MAX_STDOUT_BYTES, EXEC_OPTIONS, EXTRA_HARD_BLOCKED, FILE_READING_COMMANDS,
     HARD_BLOCKED, HARD_READ_CEILING_BYTES, METACHARACTERS, PROCESS_TIMEOUT_SECONDS,
-    READONLY_COMMANDS, RECURSIVE_READERS, RESOLVE_MAX_BYTES, SECRET_ENV_MARKERS, SIGKILL,
+    READONLY_COMMANDS, RECURSIVE_READERS, RESOLVE_MAX_BYTES, SIGKILL,
     WALK_ENTRY_CAP,
 };
 
-use paths::{judge_text, php_basename, PathDenial, Scope, Walker};
+use confine::{PathArg, Use};
+use paths::{judge_text, php_basename, Scope, Walker};
+pub(crate) use paths::PathDenial;
 
 /// The `reason` a refusal reports to the `shell.denied` hook (exact reference strings).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -151,6 +154,9 @@ pub struct Approved {
     pub argv: Vec<String>,
     /// The program token (hook key `cmd_name`, result key `command_name`).
     pub program: String,
+    /// Every path the program will open as far as the policy can tell (implicit ones
+    /// included): what a confined child is granted, each judged again as opened.
+    pub paths: Vec<PathArg>,
 }
 
 /// The bytes PCRE's `\s` matches without the `u` flag, which the reference splits on.
@@ -171,6 +177,7 @@ pub fn split_argv(command: &str) -> Vec<String> {
 pub struct ShellPolicy {
     allowlist: Vec<String>,
     cwd: PathBuf,
+    confined: bool,
 }
 
 impl ShellPolicy {
@@ -183,7 +190,21 @@ impl ShellPolicy {
         ShellPolicy {
             allowlist: allowlist.into_iter().map(Into::into).collect(),
             cwd: cwd.into(),
+            confined: false,
         }
+    }
+
+    /// The same policy for a child the kernel will confine (see [`confine`]): a folder read
+    /// recursively is then granted minus its blocked entries instead of refused for holding
+    /// one, since the child cannot open what was not granted.
+    pub fn confined(mut self, yes: bool) -> Self {
+        self.confined = yes;
+        self
+    }
+
+    /// Whether checks assume a confined child.
+    pub fn is_confined(&self) -> bool {
+        self.confined
     }
 
     /// The reference's default: [`DEFAULT_ALLOWLIST`].
@@ -199,6 +220,16 @@ impl ShellPolicy {
     /// The directory relative arguments are judged against.
     pub fn cwd(&self) -> &Path {
         &self.cwd
+    }
+
+    /// How paths are judged for this policy's programs: against its cwd, strictly for the
+    /// reference's file readers.
+    pub(crate) fn scope_for(&self, program: &str) -> Scope<'_> {
+        Scope {
+            cwd: &self.cwd,
+            strict: FILE_READING_COMMANDS
+                .contains(&php_basename(program).to_ascii_lowercase().as_str()),
+        }
     }
 
     /// Approves `command` or says exactly why not (see the module rules).
@@ -232,13 +263,12 @@ impl ShellPolicy {
                 format!("Option '{token}' would let '{program}' run other programs."),
             ));
         }
-        let scope = Scope {
-            cwd: &self.cwd,
-            strict: FILE_READING_COMMANDS
-                .contains(&php_basename(&program).to_ascii_lowercase().as_str()),
-        };
+        let scope = self.scope_for(&program);
         let operands = check_arguments(&scope, args).map_err(to_err)?;
-        check_recursion(&scope, &program, args, &operands).map_err(to_err)?;
+        let paths = generic_paths(&program, args, &operands);
+        if !self.confined {
+            check_trees(&scope, &paths).map_err(to_err)?;
+        }
         let mut argv = argv.clone();
         if let Some(flag) = exec.and_then(|row| row.sandbox) {
             argv.insert(1.min(argv.len()), flag.to_string());
@@ -247,6 +277,7 @@ impl ShellPolicy {
             command: command.to_string(),
             argv,
             program,
+            paths,
         })
     }
 
@@ -393,34 +424,42 @@ fn judge_short_cluster(scope: &Scope, token: &str) -> Result<(), PathDenial> {
     Ok(())
 }
 
-/// Rule 7.
-fn check_recursion(
-    scope: &Scope,
-    program: &str,
-    args: &[String],
-    operands: &[&str],
-) -> Result<(), PathDenial> {
+/// The paths a program without a grammar will open, as far as its tokens tell: every operand
+/// (a folder read recursively when rule 7's switches are on), and the cwd when it names none
+/// (walked when recursive, else only listed).
+fn generic_paths(program: &str, args: &[String], operands: &[&str]) -> Vec<PathArg> {
     let name = php_basename(program).to_ascii_lowercase();
-    let Some(rec) = RECURSIVE_READERS.iter().find(|r| r.program == name) else {
-        return Ok(());
+    let recursive = RECURSIVE_READERS.iter().any(|rec| {
+        rec.program == name
+            && (rec.always
+                || args
+                    .iter()
+                    .take_while(|t| *t != "--")
+                    .any(|t| switches_recursion(rec, t)))
+    });
+    let usage = if recursive { Use::ReadTree } else { Use::Read };
+    let path = |text: &str| PathArg {
+        text: text.to_string(),
+        base: None,
+        usage,
     };
-    let recursive = rec.always
-        || args
-            .iter()
-            .take_while(|t| *t != "--")
-            .any(|t| switches_recursion(rec, t));
-    if !recursive {
-        return Ok(());
+    let mut paths: Vec<PathArg> = operands.iter().map(|o| path(o)).collect();
+    let pattern_first = PATTERN_FIRST.contains(&name.as_str());
+    if operands.is_empty() || (recursive && pattern_first && operands.len() == 1) {
+        paths.push(path("."));
     }
+    paths
+}
+
+/// Rule 7: a folder read recursively must hold nothing rule 6 refuses (unconfined children).
+fn check_trees(scope: &Scope, paths: &[PathArg]) -> Result<(), PathDenial> {
     let mut walker = Walker::new();
-    let pattern_first = PATTERN_FIRST.contains(&rec.program);
-    if operands.is_empty() || (pattern_first && operands.len() == 1) {
-        if let Some(d) = walker.check_tree(scope, ".") {
-            return Err(d);
-        }
-    }
-    for operand in operands {
-        if let Some(d) = walker.check_tree(scope, operand) {
+    for p in paths.iter().filter(|p| p.usage == Use::ReadTree) {
+        let token = match &p.base {
+            Some(base) => format!("{}/{}", base.trim_end_matches('/'), p.text),
+            None => p.text.clone(),
+        };
+        if let Some(d) = walker.check_tree(scope, &token) {
             return Err(d);
         }
     }
@@ -467,7 +506,7 @@ fn switches_recursion(rec: &Recursion, token: &str) -> bool {
 }
 
 /// Rule 4 on a basename: either table, also with a version suffix (`python3.11`, `php8`).
-fn is_blocked_name(basename: &str) -> bool {
+pub(crate) fn is_blocked_name(basename: &str) -> bool {
     let lower = basename.to_ascii_lowercase();
     let unversioned = lower.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
     [lower.as_str(), unversioned]
@@ -708,7 +747,12 @@ mod tests {
             Approved {
                 command: "ls".into(),
                 argv: vec!["ls".into()],
-                program: "ls".into()
+                program: "ls".into(),
+                paths: vec![PathArg {
+                    text: ".".into(),
+                    base: None,
+                    usage: Use::Read
+                }]
             }
         );
         assert!(policy(&["echo"]).check("ls").is_err());

@@ -40,6 +40,8 @@ mod file_write_edit_tests;
 #[cfg(test)]
 mod shell_tests;
 #[cfg(test)]
+mod shell_sandbox_tests;
+#[cfg(test)]
 mod tests;
 
 /// What a native tool asks of the PHP side.

@@ -5,8 +5,8 @@
 //! - the program is started with `execvp` semantics (PATH lookup in the child's environment),
 //!   never through `/bin/sh`; its stdin is the null device (reads see end of file at once);
 //!   stdout and stderr are pipes; it runs in a new process group of its own;
-//! - the child's environment is the current process environment minus every variable
-//!   `child_env_allowed()` withholds (secrets, loader hooks, names that are not plain text);
+//! - the child's environment is built from an allow-list ([`child_environment`]), never the
+//!   worker's environment filtered by name;
 //! - both pipes are read as data arrives until both are closed and the child has exited, or the
 //!   wall-clock deadline passes: then the whole process group gets SIGKILL (grandchildren
 //!   included), the child is reaped, and the run fails with [`RunFailure::Timeout`];
@@ -32,7 +32,7 @@ use std::process::{Child, Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
 use crate::core::sandbox::Prepared;
-use crate::core::security::shell_policy::child_env_allowed;
+use crate::core::security::shell_policy::{child_env_allowed, DEFAULT_CHILD_PATH, PROGRAM_ENV};
 
 /// Exit code of a program that could not be executed (PHP's forked child after a failed exec).
 pub const EXEC_FAILED_EXIT_CODE: i32 = 127;
@@ -71,11 +71,23 @@ pub enum RunFailure {
     Ceiling,
 }
 
-/// The current environment without the variables that must not reach a child.
-pub fn child_environment() -> Vec<(OsString, OsString)> {
-    std::env::vars_os()
+/// A child's whole environment: the worker's allow-listed variables ([`child_env_allowed`]),
+/// PATH (the worker's, else [`DEFAULT_CHILD_PATH`]), HOME set to `home` (the folder the command
+/// runs in, so no program reads the account's own dot-files), and `program`'s own settings
+/// ([`PROGRAM_ENV`]).
+pub fn child_environment(home: &Path, program: &str) -> Vec<(OsString, OsString)> {
+    let mut env: Vec<(OsString, OsString)> = std::env::vars_os()
         .filter(|(name, _)| name.to_str().is_some_and(child_env_allowed))
-        .collect()
+        .collect();
+    if !env.iter().any(|(name, _)| name == "PATH") {
+        env.push(("PATH".into(), DEFAULT_CHILD_PATH.into()));
+    }
+    env.push(("HOME".into(), home.as_os_str().to_owned()));
+    let name = program.rsplit('/').next().unwrap_or(program).to_ascii_lowercase();
+    for (_, vars) in PROGRAM_ENV.iter().filter(|(p, _)| *p == name) {
+        env.extend(vars.iter().map(|(k, v)| (OsString::from(k), OsString::from(v))));
+    }
+    env
 }
 
 /// Where and how a child starts, beyond its argv and environment.

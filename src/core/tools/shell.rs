@@ -26,12 +26,16 @@
 use std::path::PathBuf;
 
 use super::file_read::{php_string, trim_incomplete_utf8_tail};
-use super::process::{self, Limits, RunFailure};
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use super::process::{self, Limits, RunFailure, Spawn};
+use crate::core::sandbox::{kernel_abi, ChildLimits, Mode, Prepared, Right};
+use crate::core::security::shell_policy::confine::{find_program, is_script, ConfineError, Planner};
 use super::{success, Host, NativeTool, ToolError};
 use crate::core::json::{self, EncodeOptions};
 use crate::core::security::shell_policy::{
     ceiling_message, discard_note, shape_output, spill_note, spill_prefix, start_failed_message,
-    timeout_message, Approved, Denial, DenialReason, Shaped, ShellError, ShellPolicy,
+    timeout_message, Approved, Denial, DenialReason, PathDenial, Shaped, ShellError, ShellPolicy,
     HARD_READ_CEILING_BYTES, PROCESS_TIMEOUT_SECONDS,
 };
 use crate::core::value::{Array, Value};
@@ -108,9 +112,14 @@ impl TempDir {
     }
 }
 
-/// A shell_exec tool: the policy, the inline caps, where spill files go, the runner's limits.
+/// A shell_exec tool: the policy, the inline caps, where spill files go, the runner's limits,
+/// and the kernel sandbox setting.
 #[derive(Debug, Clone)]
 pub struct Shell {
+    /// `phpclaw.shell_sandbox`.
+    pub sandbox: Mode,
+    /// The kernel's Landlock ABI (0: none); a test may pretend a kernel without it.
+    pub abi: i32,
     /// Allowlist and working directory.
     pub policy: ShellPolicy,
     /// Inline stdout cap (`maxStdoutBytes`).
@@ -123,11 +132,27 @@ pub struct Shell {
     pub limits: Limits,
 }
 
-/// The planned input: the approved command and its raw text.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// The planned input: the approved command, and how its child starts.
+#[derive(Debug)]
 pub struct Planned {
     /// What the policy approved.
     pub approved: Approved,
+    /// The folder the command runs in (the one the policy judged against).
+    pub cwd: PathBuf,
+    /// The program file found and judged at check time (None: unconfined PATH lookup).
+    pub program: Option<PathBuf>,
+    /// The confinement (or the limits alone) the child applies before `exec`.
+    pub prepared: Prepared,
+}
+
+/// What [`Shell::confine`] decided when it could not run the command as approved.
+enum NotConfined {
+    /// Refused by a rule: fire `shell.denied`.
+    Denied(Denial),
+    /// Cannot run: a ToolException with this message.
+    Failed(String),
+    /// No such program: the run ends as a failed `exec` would (exit code 127, no output).
+    Missing,
 }
 
 /// What perform() produced: the answer text.
@@ -159,6 +184,39 @@ pub fn is_program_refusal(reason: DenialReason) -> bool {
     )
 }
 
+/// Fires `shell.denied` for a refusal, then fails with its message.
+fn deny<H: Host, T>(denial: Denial, host: &mut H) -> Result<T, ToolError<H::Error>> {
+    let context = hook_context(&denial.hook_context());
+    host.dispatch(EVENT_DENIED, &context)
+        .map_err(ToolError::Host)?;
+    Err(ToolError::ShellDenied(denial.message))
+}
+
+/// The refusal of a script under confinement.
+pub fn script_message(program: &str) -> String {
+    format!(
+        "Command '{program}' is a script: its interpreter would have to run, and the shell sandbox lets a command run only its own program."
+    )
+}
+
+/// The refusal when `phpclaw.shell_sandbox=required` and the kernel has no Landlock.
+pub fn sandbox_unavailable_message(program: &str) -> String {
+    format!(
+        "Command '{program}' was not run: phpclaw.shell_sandbox is 'required' and this kernel offers no Landlock sandbox."
+    )
+}
+
+/// The one log line saying commands run without the kernel sandbox.
+pub const UNCONFINED_WARNING: &str = "[phpClaw] shell_exec: this kernel offers no Landlock sandbox; commands run with the policy checks alone (phpclaw.shell_sandbox=auto).";
+
+/// Says once per process that commands run unconfined.
+fn warn_unconfined_once<H: Host>(host: &mut H) {
+    static SAID: AtomicBool = AtomicBool::new(false);
+    if !SAID.swap(true, Ordering::Relaxed) {
+        host.warn(UNCONFINED_WARNING);
+    }
+}
+
 fn cap(n: i64) -> usize {
     usize::try_from(n).unwrap_or(0)
 }
@@ -168,6 +226,8 @@ impl Shell {
     /// current directory, looked up only when a command gets past the program checks.
     pub fn new(policy: ShellPolicy, max_stdout: i64, max_stderr: i64, temp_dir: TempDir) -> Shell {
         Shell {
+            sandbox: Mode::Auto,
+            abi: kernel_abi(),
             policy,
             max_stdout,
             max_stderr,
@@ -188,6 +248,10 @@ impl Shell {
     /// path resolves against the process's own directory either way, so only a command that
     /// gets past them costs the directory lookup and is judged again there.
     pub fn check(&mut self, command: &str) -> Result<Approved, ShellError> {
+        let confined = self.confines();
+        if self.policy.is_confined() != confined {
+            self.policy = self.policy.clone().confined(confined);
+        }
         if !self.policy.cwd().as_os_str().is_empty() {
             return self.policy.check(command);
         }
@@ -198,10 +262,101 @@ impl Shell {
             Err(ShellError::NoCommand) => Err(ShellError::NoCommand),
             _ => {
                 let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
-                self.policy = ShellPolicy::new(self.policy.allowlist().to_vec(), cwd);
+                self.policy =
+                    ShellPolicy::new(self.policy.allowlist().to_vec(), cwd).confined(confined);
                 self.policy.check(command)
             }
         }
+    }
+
+    /// Whether children run confined: the setting allows it and the kernel has Landlock.
+    pub fn confines(&self) -> bool {
+        self.sandbox != Mode::Off && self.abi > 0
+    }
+
+    /// Opens, judges and grants what an approved command may touch, and prepares its child.
+    fn confine<H: Host>(&self, approved: &Approved, host: &mut H) -> Result<Planned, NotConfined> {
+        let cwd = self.policy.cwd().to_path_buf();
+        let mutating = self.policy.is_mutating(&approved.command);
+        let limits = ChildLimits::for_command(mutating);
+        if !self.confines() {
+            if self.sandbox == Mode::Required {
+                return Err(NotConfined::Failed(sandbox_unavailable_message(
+                    &approved.program,
+                )));
+            }
+            if self.sandbox == Mode::Auto {
+                warn_unconfined_once(host);
+            }
+            return Ok(Planned {
+                approved: approved.clone(),
+                cwd,
+                program: None,
+                prepared: Prepared::unconfined(limits),
+            });
+        }
+        let denied = |d: PathDenial| {
+            NotConfined::Denied(Denial {
+                reason: d.reason,
+                command: approved.command.clone(),
+                program: approved.program.clone(),
+                detail: d.detail,
+                message: d.message,
+            })
+        };
+        let failed = |e: ConfineError| match e {
+            ConfineError::Denied(d) => denied(d),
+            ConfineError::Script => {
+                NotConfined::Failed(script_message(&approved.program))
+            }
+            ConfineError::Sandbox(e) => NotConfined::Failed(format!(
+                "Command '{}' cannot run: {e}.",
+                approved.program
+            )),
+        };
+        let env = process::child_environment(&cwd, &approved.program);
+        let search = env
+            .iter()
+            .find(|(k, _)| k == "PATH")
+            .map(|(_, v)| v.clone())
+            .unwrap_or_default();
+        let program = find_program(&approved.program, &cwd, &search)
+            .map_err(failed)?
+            .ok_or(NotConfined::Missing)?;
+        if is_script(&program.path) {
+            return Err(NotConfined::Failed(script_message(&approved.program)));
+        }
+        let scope = self.policy.scope_for(&approved.program);
+        let mut planner = Planner::new(&scope);
+        planner
+            .grants
+            .fd(program.fd, Right::Execute)
+            .map_err(|e| failed(e.into()))?;
+        for path in &approved.paths {
+            planner.add(path).map_err(failed)?;
+        }
+        let name = program
+            .path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        if name == "git" {
+            planner.git_repository(&cwd).map_err(failed)?;
+        }
+        if mutating {
+            planner
+                .grants
+                .path(&cwd, Right::Write)
+                .map_err(|e| failed(e.into()))?;
+        }
+        let prepared = Prepared::confined(planner.grants, &name, limits, self.abi)
+            .map_err(|e| failed(e.into()))?;
+        Ok(Planned {
+            approved: approved.clone(),
+            cwd,
+            program: Some(program.path),
+            prepared,
+        })
     }
 
     /// The sensitive-path rules alone on one token, as a file reader's operand: the refusal
@@ -281,15 +436,20 @@ impl NativeTool for Shell {
                         Ok(_) => Err(ToolError::tool(start_failed_message(&approved.program))),
                     };
                 }
-                Ok(Planned { approved })
+                match self.confine(&approved, host) {
+                    Ok(planned) => Ok(planned),
+                    Err(NotConfined::Denied(denial)) => deny(denial, host),
+                    Err(NotConfined::Failed(message)) => Err(ToolError::Tool(message)),
+                    Err(NotConfined::Missing) => Ok(Planned {
+                        cwd: self.policy.cwd().to_path_buf(),
+                        approved,
+                        program: Some(PathBuf::new()),
+                        prepared: Prepared::unconfined(ChildLimits::for_command(false)),
+                    }),
+                }
             }
             Err(ShellError::NoCommand) => Err(ToolError::tool(ShellError::NoCommand.to_string())),
-            Err(ShellError::Denied(denial)) => {
-                let context = hook_context(&denial.hook_context());
-                host.dispatch(EVENT_DENIED, &context)
-                    .map_err(ToolError::Host)?;
-                Err(ToolError::ShellDenied(denial.message))
-            }
+            Err(ShellError::Denied(denial)) => deny(denial, host),
         }
     }
 
@@ -299,13 +459,19 @@ impl NativeTool for Shell {
         host: &mut H,
     ) -> Result<Executed, ToolError<H::Error>> {
         let approved = &input.approved;
-        let env = process::child_environment();
-        let finished =
-            process::run(&approved.argv, &env, self.limits).map_err(|failure| match failure {
+        let env = process::child_environment(&input.cwd, &approved.program);
+        let spawn = Spawn {
+            program: input.program.as_deref(),
+            cwd: Some(&input.cwd),
+            prepared: Some(&input.prepared),
+        };
+        let finished = process::run_with(&approved.argv, &env, self.limits, spawn).map_err(
+            |failure| match failure {
                 RunFailure::Start => ToolError::Tool(start_failed_message(&approved.program)),
                 RunFailure::Timeout => ToolError::Tool(timeout_message(&approved.program)),
                 RunFailure::Ceiling => ToolError::Tool(ceiling_message(&approved.program)),
-            })?;
+            },
+        )?;
         let output = self.shape(&finished.stdout, &finished.stderr, finished.exit_code);
         let context = hook_context(&[
             ("command", approved.command.as_str()),

@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 use super::process::{self, Finished, Limits, RunFailure, EXEC_FAILED_EXIT_CODE};
 use super::shell::*;
 use super::*;
+use crate::core::sandbox::Mode;
 use crate::core::security::shell_policy::{child_env_allowed, ShellPolicy};
 use crate::core::value::{Array, Value};
 
@@ -239,8 +240,18 @@ fn only_the_given_environment_reaches_the_child() {
     let mut names: Vec<&str> = text.lines().filter_map(|l| l.split('=').next()).collect();
     names.sort_unstable();
     assert_eq!(names, ["PATH", "PHPCLAW_PLAIN"]);
-    for (name, _) in process::child_environment() {
-        assert!(child_env_allowed(name.to_str().unwrap()), "{name:?}");
+    let home = std::path::Path::new("/srv/work");
+    let env = process::child_environment(home, "ls");
+    for (name, _) in &env {
+        let name = name.to_str().unwrap();
+        assert!(child_env_allowed(name) || name == "HOME", "{name:?}");
+    }
+    assert!(env.iter().any(|(k, _)| k == "PATH"));
+    assert!(env.iter().any(|(k, v)| k == "HOME" && v == "/srv/work"));
+    assert!(!env.iter().any(|(k, _)| k == "GIT_CONFIG_NOSYSTEM"));
+    let git = process::child_environment(home, "/usr/bin/git");
+    for want in ["GIT_CONFIG_NOSYSTEM", "GIT_CONFIG_GLOBAL", "GIT_OPTIONAL_LOCKS"] {
+        assert!(git.iter().any(|(k, _)| k == want), "{want}");
     }
 }
 
@@ -273,6 +284,9 @@ fn envelope_and_exec_event() {
     std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
     let program = script.to_str().unwrap().to_string();
     let mut t = tool(&["echo", &program], &dir.0);
+    // A script needs its interpreter, which the kernel sandbox refuses to run: the envelope
+    // is checked unconfined here (scripts under the sandbox: `scripts_are_refused_when_confined`).
+    t.sandbox = Mode::Off;
     let mut hooks = Hooks::default();
     let json = run(&mut t, &mut hooks, &command(&format!("\t{program} \n"))).unwrap();
     assert_eq!(
@@ -592,7 +606,6 @@ fn program_refusals_do_not_depend_on_the_working_directory() {
         "",
     ];
     // The lazy check runs in the process's own directory: the same answers as a policy given it.
-    let real = ShellPolicy::new(allow, &here);
     for c in commands {
         let mut lazy = Shell::new(
             ShellPolicy::new(allow, ""),
@@ -600,6 +613,7 @@ fn program_refusals_do_not_depend_on_the_working_directory() {
             10000,
             TempDir::Fixed(dir.0.clone()),
         );
+        let real = ShellPolicy::new(allow, &here).confined(lazy.confines());
         assert_eq!(
             format!("{:?}", real.check(c)),
             format!("{:?}", lazy.check(c)),

@@ -168,6 +168,14 @@ impl Scope<'_> {
         } else {
             lexical_absolute(self.cwd, ".")
         };
+        self.view_under(abs, &base)
+    }
+
+    /// [`Scope::view`] of a real path, with the cwd's real path `base` already known.
+    pub(crate) fn view_under(&self, abs: &str, base: &str) -> String {
+        if self.strict {
+            return abs.to_string();
+        }
         let base = base.trim_end_matches('/');
         if base.is_empty() {
             return abs.to_string();

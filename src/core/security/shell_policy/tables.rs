@@ -308,84 +308,30 @@ pub const WALK_ENTRY_CAP: usize = 10_000;
 /// opened on Linux (PATH_MAX), so they are judged by their text only.
 pub const RESOLVE_MAX_BYTES: usize = 4096;
 
-/// Upper-case fragments that mark an environment variable as secret (added: the reference
-/// passes the whole environment to the child). A name containing any of them is withheld.
-pub const SECRET_ENV_MARKERS: &[&str] = &[
-    "KEY",
-    "TOKEN",
-    "SECRET",
-    "PASSWORD",
-    "PASSWD",
-    "PASS",
-    "CREDENTIAL",
-    "CRED",
-    "AUTH",
-    "DATABASE_URL",
-    "DSN",
-    "PRIVATE",
-    "COOKIE",
-    "SESSION",
-    "SALT",
-    "BEARER",
-    "JWT",
-    "API",
-    "CERT",
-    "SIGNING",
-    "WEBHOOK",
-    "CONNECTION",
-    "_URL",
-    "_URI",
-    "DB_",
-    "REDIS",
-    "MONGO",
-    "AMQP",
-    "SMTP",
-    "AWS_",
-    "AZURE_",
-    "GCP_",
-    "GOOGLE_",
-    "STRIPE",
-    "SENTRY",
-    "GITHUB",
-    "GITLAB",
-    "OPENAI",
-    "ANTHROPIC",
-];
+/// Environment variables a child receives from the worker, allow-listed (added: the reference
+/// passes the whole environment, and a list of secret-looking names always misses one, such as
+/// `MYSQL_PWD` or `APP_PW`). Anything else never reaches a child.
+pub const CHILD_ENV_NAMES: &[&str] = &["PATH", "LANG", "LANGUAGE", "TZ"];
 
-/// Environment name prefixes that change how a program loads or runs code (added): loader
-/// preloads, interpreter start-up hooks and pager pre-processors.
-pub const CODE_INJECTION_ENV_PREFIXES: &[&str] = &[
-    "LD_",
-    "DYLD_",
-    "BASH_ENV",
-    "BASH_FUNC_",
-    "PERL5",
-    "PERLLIB",
-    "PYTHON",
-    "NODE_OPTIONS",
-    "NODE_PATH",
-    "RUBYOPT",
-    "RUBYLIB",
-    "GIT_",
-    "LESSOPEN",
-    "LESSCLOSE",
-    "LESSKEY",
-    "PAGER",
-    "EDITOR",
-    "VISUAL",
-    "PROMPT_COMMAND",
-    "SHELLOPTS",
-    "IFS",
-    "GCONV_PATH",
-    "MALLOC_",
-    "GLIBC_TUNABLES",
-    "PHP",
-    "COMPOSER",
-    "ZDOTDIR",
-];
+/// Prefixes of allow-listed environment names (the locale categories).
+pub const CHILD_ENV_PREFIXES: &[&str] = &["LC_"];
 
-/// Environment names withheld exactly (added): `ENV` is read by POSIX shells at start-up.
-pub const CODE_INJECTION_ENV_NAMES: &[&str] = &["ENV", "CDPATH", "PS4"];
+/// The child's PATH when the worker has none.
+pub const DEFAULT_CHILD_PATH: &str = "/usr/local/bin:/usr/bin:/bin";
+
+/// Variables set for particular programs (added): git reads no system or user configuration
+/// file, never prompts, pages or takes optional locks, whatever the worker's account says.
+pub const PROGRAM_ENV: &[(&str, &[(&str, &str)])] = &[(
+    "git",
+    &[
+        ("GIT_CONFIG_NOSYSTEM", "1"),
+        ("GIT_CONFIG_GLOBAL", "/dev/null"),
+        ("GIT_TERMINAL_PROMPT", "0"),
+        ("GIT_OPTIONAL_LOCKS", "0"),
+        ("GIT_PAGER", "cat"),
+        ("PAGER", "cat"),
+    ],
+)];
 
 /// A program that can run other programs through some of its options (added).
 pub struct ExecOptions {
