@@ -1,5 +1,9 @@
-//! The module's php.ini settings. Both are TEST-ONLY and php.ini-only (`PHP_INI_SYSTEM`:
-//! php.ini or `php -d`, never `ini_set()`), read at call time:
+//! The module's php.ini settings, all php.ini-only (`PHP_INI_SYSTEM`: php.ini or `php -d`,
+//! never `ini_set()`, so a site's code cannot weaken them), read at call time:
+//! - `phpclaw.shell_sandbox` (`auto`, `required`, `off`; default `auto`): whether shell_exec's
+//!   children run under the kernel sandbox (see `core::sandbox::Mode`).
+//!
+//! The others are TEST-ONLY:
 //! - `phpclaw.test_allow_loopback` (bool, default 0): SSRF validation of remote tool profiles
 //!   also accepts 127.0.0.0/8 and `::1` (nothing else), so tests can serve a profile locally.
 //! - `phpclaw.test_ca_file` (path, default empty): a PEM bundle trusted in addition to the
@@ -11,14 +15,25 @@ use std::path::PathBuf;
 use ext_php_rs::flags::IniEntryPermission;
 use ext_php_rs::zend::{IniEntryDef, IniEntryDefs, ModuleEntry};
 
+use crate::core::sandbox::{kernel_abi, Mode};
+
 /// Name of the loopback allowance.
 pub const ALLOW_LOOPBACK: &CStr = c"phpclaw.test_allow_loopback";
 /// Name of the extra CA bundle path.
 pub const CA_FILE: &CStr = c"phpclaw.test_ca_file";
+/// Name of the shell sandbox mode.
+pub const SHELL_SANDBOX: &CStr = c"phpclaw.shell_sandbox";
+/// Name of the test-only Landlock ABI override.
+pub const TEST_SANDBOX_ABI: &CStr = c"phpclaw.test_sandbox_abi";
+/// Name of the test-only switch that approves any arguments of an allowlisted program.
+pub const TEST_TRUST_ARGUMENTS: &CStr = c"phpclaw.test_shell_trust_arguments";
 
-static ENTRIES: IniEntryDefs<3> = IniEntryDefs::new([
+static ENTRIES: IniEntryDefs<6> = IniEntryDefs::new([
     IniEntryDef::new(ALLOW_LOOPBACK, c"0", IniEntryPermission::System),
     IniEntryDef::new(CA_FILE, c"", IniEntryPermission::System),
+    IniEntryDef::new(SHELL_SANDBOX, c"auto", IniEntryPermission::System),
+    IniEntryDef::new(TEST_SANDBOX_ABI, c"", IniEntryPermission::System),
+    IniEntryDef::new(TEST_TRUST_ARGUMENTS, c"0", IniEntryPermission::System),
     IniEntryDef::end(),
 ]);
 
@@ -86,6 +101,27 @@ pub fn allow_loopback() -> bool {
 /// its patterns the way `preg_match` would.
 pub fn pcre_jit() -> bool {
     current(c"pcre.jit").map_or(true, |v| parse_bool(&v))
+}
+
+/// `phpclaw.shell_sandbox`; a value that is none of the three counts as `required`, so a typo
+/// never loosens confinement.
+pub fn shell_sandbox() -> Mode {
+    current(SHELL_SANDBOX)
+        .and_then(|v| Mode::parse(&String::from_utf8_lossy(&v)))
+        .unwrap_or(Mode::Required)
+}
+
+/// The Landlock ABI shell_exec works with: the kernel's, unless the test-only
+/// `phpclaw.test_sandbox_abi` pretends another (`0`: a kernel without Landlock).
+pub fn sandbox_abi() -> i32 {
+    current(TEST_SANDBOX_ABI)
+        .and_then(|v| String::from_utf8_lossy(&v).trim().parse::<i32>().ok())
+        .unwrap_or_else(kernel_abi)
+}
+
+/// Whether the test-only argument trust is on.
+pub fn trust_arguments() -> bool {
+    current(TEST_TRUST_ARGUMENTS).is_some_and(|v| parse_bool(&v))
 }
 
 /// The extra CA bundle, if one is configured.

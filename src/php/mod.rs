@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 mod contracts;
 mod encode;
 mod exceptions;
-mod ini;
+pub(crate) mod ini;
 mod json_view;
 mod lifecycle;
 mod profiles;
@@ -93,6 +93,21 @@ extern "C" fn info(module: *mut ModuleEntry) {
     info_table_row!(
         "Native classes",
         "ToolRoutingMetadata, Security\\BlockedPaths, PhpClawException, ToolException, ShellDeniedException"
+    );
+    let abi = ini::sandbox_abi();
+    info_table_row!(
+        "Shell sandbox",
+        format!(
+            "{} (kernel Landlock ABI {}: {})",
+            ini::shell_sandbox().as_str(),
+            abi,
+            match (ini::shell_sandbox(), abi > 0) {
+                (crate::core::sandbox::Mode::Off, _) => "commands run unconfined",
+                (_, true) => "commands run confined",
+                (crate::core::sandbox::Mode::Required, false) => "commands are refused",
+                (crate::core::sandbox::Mode::Auto, false) => "commands run with the policy alone",
+            }
+        )
     );
     info_table_end!();
     ini::display(module);

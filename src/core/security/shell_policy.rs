@@ -178,6 +178,7 @@ pub struct ShellPolicy {
     allowlist: Vec<String>,
     cwd: PathBuf,
     confined: bool,
+    trust_arguments: bool,
 }
 
 impl ShellPolicy {
@@ -191,7 +192,24 @@ impl ShellPolicy {
             allowlist: allowlist.into_iter().map(Into::into).collect(),
             cwd: cwd.into(),
             confined: false,
+            trust_arguments: false,
         }
+    }
+
+    /// The same settings judging in another directory.
+    pub fn with_cwd(&self, cwd: impl Into<PathBuf>) -> Self {
+        ShellPolicy {
+            cwd: cwd.into(),
+            ..self.clone()
+        }
+    }
+
+    /// TEST ONLY (php.ini `phpclaw.test_shell_trust_arguments`): approve any arguments of an
+    /// allowlisted program and grant its child no path at all, so tests can prove that the
+    /// kernel sandbox alone stops what the argument checks would have refused.
+    pub fn trusting_arguments(mut self, yes: bool) -> Self {
+        self.trust_arguments = yes;
+        self
     }
 
     /// The same policy for a child the kernel will confine (see [`confine`]): a folder read
@@ -251,6 +269,14 @@ impl ShellPolicy {
         let program = argv.first().cloned().unwrap_or_default();
         if let Some(refusal) = self.program_refusal(command, &program) {
             return Err(deny(refusal.0, refusal.1, refusal.2, refusal.3));
+        }
+        if self.trust_arguments {
+            return Ok(Approved {
+                command: command.to_string(),
+                argv,
+                program,
+                paths: Vec::new(),
+            });
         }
         let to_err = |d: PathDenial| deny(d.reason, &program, d.detail, d.message);
         let args = argv.get(1..).unwrap_or(&[]);

@@ -262,8 +262,7 @@ impl Shell {
             Err(ShellError::NoCommand) => Err(ShellError::NoCommand),
             _ => {
                 let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
-                self.policy =
-                    ShellPolicy::new(self.policy.allowlist().to_vec(), cwd).confined(confined);
+                self.policy = self.policy.with_cwd(cwd);
                 self.policy.check(command)
             }
         }

@@ -21,6 +21,7 @@ use ext_php_rs::flags::{ConstantFlags, DataType, MethodFlags};
 use ext_php_rs::types::{ZendObject, Zval};
 use ext_php_rs::zend::{ClassEntry, ExecuteData};
 
+use crate::php::ini;
 // `tools::ffi` is private to `tools`; this module is declared beside it (see above), so it
 // compiles its own copy of that file until it is declared from `tools/mod.rs`.
 #[allow(clippy::duplicate_mod)]
@@ -107,7 +108,8 @@ fn php_temp_dir() -> Option<PathBuf> {
 /// The tool's configuration, from its properties; the working directory is looked up only
 /// when a command gets past the program checks (see `Shell::check`).
 fn config(this: &ZendObject, caps: bool) -> Result<Shell, Pending> {
-    let policy = ShellPolicy::new(allowlist_of(&read(this, P_ALLOWLIST)?), PathBuf::new());
+    let policy = ShellPolicy::new(allowlist_of(&read(this, P_ALLOWLIST)?), PathBuf::new())
+        .trusting_arguments(ini::trust_arguments());
     let (mut max_stdout, mut max_stderr) = (
         DEFAULT_MAX_STDOUT_BYTES as i64,
         DEFAULT_MAX_STDERR_BYTES as i64,
@@ -116,12 +118,15 @@ fn config(this: &ZendObject, caps: bool) -> Result<Shell, Pending> {
         max_stdout = read(this, P_STDOUT)?.long().unwrap_or(max_stdout);
         max_stderr = read(this, P_STDERR)?.long().unwrap_or(max_stderr);
     }
-    Ok(Shell::new(
+    let mut shell = Shell::new(
         policy,
         max_stdout,
         max_stderr,
         TempDir::Lookup(php_temp_dir),
-    ))
+    );
+    shell.sandbox = ini::shell_sandbox();
+    shell.abi = ini::sandbox_abi();
+    Ok(shell)
 }
 
 /// A native run's PHP side: the authorizer, and phpClaw's hook registry.
