@@ -300,6 +300,7 @@ final class ShellToolTest extends TestCase
         );
     }
 
+    /** @group unconfined */
     public function testStdinIsClosed(): void
     {
         $script = $this->script('stdin.sh', 'read line || echo "stdin at eof"');
@@ -308,12 +309,14 @@ final class ShellToolTest extends TestCase
         self::assertLessThan(2.0, microtime(true) - $started);
     }
 
+    /** @group unconfined */
     public function testOutputIsCleaned(): void
     {
         $script = $this->script('ansi.sh', "printf ' \\033[1;31mred\\033[0m\\tx\\001\\177y\\r\\n\\n'");
         self::assertSame("red\txy", $this->output(new ShellTool([$script]), $script));
     }
 
+    /** @group unconfined */
     public function testStderrAndExitCodes(): void
     {
         $tool = new ShellTool([
@@ -335,12 +338,14 @@ final class ShellToolTest extends TestCase
 
     // ---- caps and spill files -------------------------------------------------------------
 
+    /** @group unconfined */
     public function testStdoutAtTheCapIsInline(): void
     {
         $script = $this->script('out8192.sh', "printf '%08192d' 0");
         self::assertSame(str_repeat('0', 8192), $this->output(new ShellTool([$script]), $script));
     }
 
+    /** @group unconfined */
     public function testStdoutPastTheCapIsSpilled(): void
     {
         $script = $this->script('big.sh', "printf '%08193d' 0");
@@ -361,6 +366,7 @@ final class ShellToolTest extends TestCase
         self::assertSame($expected, file_get_contents($file));
     }
 
+    /** @group unconfined */
     public function testStderrOfAFailedCommandAtAndPastItsCap(): void
     {
         $at = $this->script('err10000.sh', "printf '%010000d' 0 >&2; exit 2");
@@ -377,6 +383,7 @@ final class ShellToolTest extends TestCase
         self::assertSame('', $this->output(new ShellTool([$quiet]), $quiet));
     }
 
+    /** @group unconfined */
     public function testPreviewNeverSplitsAUtf8Character(): void
     {
         $script = $this->script('utf8.sh', "printf 'abc\\303\\251def'");
@@ -386,6 +393,7 @@ final class ShellToolTest extends TestCase
         self::assertSame('abcédef', file_get_contents($file));
     }
 
+    /** @group unconfined */
     public function testOutputThatIsNotUtf8CannotBeEncoded(): void
     {
         $script = $this->script('latin1.sh', "printf 'caf\\351'");
@@ -398,6 +406,7 @@ final class ShellToolTest extends TestCase
 
     // ---- limits: read ceiling and timeout ---------------------------------------------------
 
+    /** @group unconfined */
     public function testReadCeilingAtTheLimit(): void
     {
         $script = $this->script('ceiling.sh', 'head -c 10485760 /dev/zero | tr "\\000" a');
@@ -406,6 +415,7 @@ final class ShellToolTest extends TestCase
         self::assertSame(str_repeat('a', 8192), $preview);
     }
 
+    /** @group unconfined */
     public function testReadCeilingOnePastTheLimit(): void
     {
         $script = $this->script('past.sh', 'head -c 10485761 /dev/zero | tr "\\000" a');
@@ -414,6 +424,7 @@ final class ShellToolTest extends TestCase
         self::assertSame("Command '$script' exceeded the output size limit and was terminated.", $e->getMessage());
     }
 
+    /** @group unconfined */
     public function testReadCeilingCountsBothStreamsAndStopsEndlessOutput(): void
     {
         $script = $this->script('split.sh', 'head -c 5242880 /dev/zero; head -c 5242881 /dev/zero >&2');
@@ -426,6 +437,7 @@ final class ShellToolTest extends TestCase
         self::assertLessThan(4.0, microtime(true) - $started);
     }
 
+    /** @group unconfined */
     public function testTimeoutKillsTheWholeProcessGroup(): void
     {
         $pidFile = $this->dir . '/grandchild.pid';
@@ -454,10 +466,14 @@ final class ShellToolTest extends TestCase
 
     // ---- the child's environment ------------------------------------------------------------
 
+    /** @group unconfined */
     public function testSecretsDoNotReachTheChild(): void
     {
         $vars = [
-            'CLAWTEST_PLAIN' => 'visible',
+            'LC_MESSAGES' => 'C',
+            'CLAWTEST_PLAIN' => 'withheld: only allow-listed names pass',
+            'MYSQL_PWD' => 'pw-secret',
+            'APP_PW' => 'pw2-secret',
             'CLAWTEST_API_KEY' => 'k-secret',
             'CLAWTEST_TOKEN' => 't-secret',
             'CLAWTEST_DB_PASSWORD' => 'p-secret',
@@ -475,9 +491,10 @@ final class ShellToolTest extends TestCase
         foreach (explode("\n", $output) as $line) {
             $names[] = explode('=', $line, 2)[0];
         }
-        self::assertContains('CLAWTEST_PLAIN', $names);
-        self::assertStringContainsString('CLAWTEST_PLAIN=visible', $output);
+        self::assertContains('LC_MESSAGES', $names);
+        self::assertStringContainsString('LC_MESSAGES=C', $output);
         self::assertContains('PATH', $names);
+        self::assertStringContainsString('HOME=' . getcwd(), $output);
         foreach (array_slice(array_keys($vars), 1) as $name) {
             self::assertNotContains($name, $names);
         }
@@ -676,6 +693,7 @@ final class ShellToolTest extends TestCase
         };
     }
 
+    /** @group unconfined */
     public function testForbiddenCallerGetsTheEnvelopeAndNothingRuns(): void
     {
         $marker = $this->dir . '/ran';

@@ -21,4 +21,15 @@ fi
 module=$(cd "$(dirname "$module")" && pwd)/$(basename "$module")
 PHPCLAW_MODULE=$module
 export PHPCLAW_MODULE
-exec php -d extension="$module" /usr/bin/phpunit -c "$here/phpunit.xml" "$@"
+status=0
+php -d extension="$module" /usr/bin/phpunit -c "$here/phpunit.xml" "$@" || status=$?
+# The runner mechanics proved with shell scripts as programs (group `unconfined`, excluded
+# above by phpunit.xml): the kernel sandbox refuses scripts, so they run with it off.
+case " $* " in
+    *" --filter "*|*" --group "*) ;;
+    *)
+        php -d extension="$module" -d phpclaw.shell_sandbox=off /usr/bin/phpunit \
+            -c "$here/phpunit.xml" --group unconfined "$@" || status=$?
+        ;;
+esac
+exit $status

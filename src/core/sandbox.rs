@@ -44,12 +44,14 @@ pub enum Mode {
 }
 
 impl Mode {
-    /// The setting's text, case-insensitive; None for anything else.
+    /// The setting's text, case-insensitive; None for anything else. PHP's ini parser turns
+    /// an unquoted `off`, `no`, `false` or `none` into an empty value and `on`, `yes`, `true`
+    /// into `1`, so those read as `off` and `auto`.
     pub fn parse(text: &str) -> Option<Mode> {
         match text.trim().to_ascii_lowercase().as_str() {
-            "auto" | "" => Some(Mode::Auto),
+            "auto" | "1" | "on" | "yes" | "true" => Some(Mode::Auto),
             "required" => Some(Mode::Required),
-            "off" => Some(Mode::Off),
+            "off" | "" | "0" | "no" | "false" | "none" => Some(Mode::Off),
             _ => None,
         }
     }

@@ -88,7 +88,9 @@ fn text(f: &Finished) -> String {
 #[test]
 fn mode_setting() {
     assert_eq!(Mode::parse("AUTO"), Some(Mode::Auto));
-    assert_eq!(Mode::parse(""), Some(Mode::Auto));
+    assert_eq!(Mode::parse(""), Some(Mode::Off));
+    assert_eq!(Mode::parse("1"), Some(Mode::Auto));
+    assert_eq!(Mode::parse("0"), Some(Mode::Off));
     assert_eq!(Mode::parse(" required "), Some(Mode::Required));
     assert_eq!(Mode::parse("off"), Some(Mode::Off));
     assert_eq!(Mode::parse("on"), None);

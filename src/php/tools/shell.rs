@@ -145,6 +145,10 @@ impl Host for ShellHost<'_> {
         self.inner.allows()
     }
 
+    fn warn(&mut self, message: &str) {
+        self.inner.warn(message);
+    }
+
     fn dispatch(&mut self, event: &str, context: &Array) -> Result<(), Pending> {
         fire_hook(event, context)
     }
