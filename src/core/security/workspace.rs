@@ -21,6 +21,9 @@
 //! [`open_root`] keeps a validated root open between calls and, on Linux, opens a clean relative
 //! path beneath it in one `openat2` call with the kernel refusing symlinks and escapes; whatever
 //! that fast path does not open goes through the walk here, which words the refusal.
+//! [`beneath`] opens what a resolution or a walk found relative to that open root and judges
+//! the opened descriptor (links followed only where asked and only inside, hard links refused),
+//! so what is read is what was checked.
 //!
 //! Use [`super::file_rules::resolve_checked`] for the whole gate (rules on the path as given,
 //! this resolution, rules again on the real path). Resolution is a check, not a lock: a caller
@@ -33,6 +36,7 @@ use thiserror::Error;
 
 use super::file_rules::{sanitize_for_message, Refusal};
 
+pub mod beneath;
 pub mod open_root;
 
 /// The tool on whose behalf a path is resolved: it picks the policy and the exact messages,
