@@ -259,6 +259,9 @@ pub enum PathErrorKind {
     TrailingDotOrSpace,
     /// The operating system refused to inspect a component (permissions, name too long).
     Unreadable,
+    /// A regular file with more than one hard link: another name of it may be a secret or lie
+    /// outside the workspace (ours; allowed by the tools' `allowHardLinks` option).
+    HardLink,
 }
 
 /// A refused user path: the kind, the tool whose words to use, and the path fragment to quote.
@@ -298,6 +301,7 @@ impl PathError {
             K::NotAFile => "NOT_A_FILE",
             K::ParentNotADirectory => "CANNOT_CREATE_DIRECTORY",
             K::NulByte | K::TrailingDotOrSpace => "INVALID_PATH",
+            K::HardLink => "HARD_LINK",
         };
         let message = match (self.tool, self.kind) {
             (T::FileRead | T::FileWrite, K::Empty) => "No file path provided.".to_string(),
@@ -354,6 +358,10 @@ impl PathError {
             }
             (tool, K::TrailingDotOrSpace) => format!(
                 "{}Path segment '{s}' ends in a dot or a space: access denied.",
+                prefix(tool)
+            ),
+            (tool, K::HardLink) => format!(
+                "{}Access denied: the file has more than one hard link.",
                 prefix(tool)
             ),
             (T::ProjectInfo, _) => format!("project_info: path refused: {s}"),

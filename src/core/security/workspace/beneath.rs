@@ -96,6 +96,20 @@ pub enum Refused {
 }
 
 impl Refused {
+    /// The sandbox's refusal kind for this, so each tool words it as its other refusals (a
+    /// followed link to a blocked path counts as a refused link).
+    pub fn kind(self) -> super::PathErrorKind {
+        use super::PathErrorKind as K;
+        match self {
+            Refused::Missing | Refused::NotADirectory => K::NotFound,
+            Refused::Symlink | Refused::Blocked => K::Symlink,
+            Refused::NotAFile => K::NotAFile,
+            Refused::Outside => K::Traversal,
+            Refused::HardLink => K::HardLink,
+            Refused::Unreadable => K::Unreadable,
+        }
+    }
+
     fn from_io(e: &io::Error) -> Refused {
         match e.raw_os_error() {
             Some(libc::ENOENT | libc::ENOTDIR) => Refused::Missing,

@@ -4,7 +4,8 @@
 
 use std::fs;
 use std::os::unix::ffi::OsStrExt;
-use std::path::Path;
+use std::os::unix::fs::symlink;
+use std::path::{Path, PathBuf};
 
 use super::*;
 
@@ -168,9 +169,10 @@ fn planned(
     context: usize,
     offset: usize,
 ) -> Planned {
+    let _ = root;
     Planned {
         pattern: pattern.as_bytes().to_vec(),
-        root: root.to_string(),
+        sub: Vec::new(),
         extension: ext.to_string(),
         is_regex,
         context_lines: context,
@@ -337,4 +339,149 @@ fn scan_rows(tool: &CodeSearch, p: &Planned, threaded: bool) -> Vec<Row> {
     let mut s = Scan::new(tool.matcher(p).unwrap());
     tool.walk_and_scan(p, &mut s, threaded);
     s.found.rows
+}
+
+/// A host that allows everything.
+struct Open;
+impl crate::core::tools::Host for Open {
+    type Error = ();
+    fn running_in_console(&mut self) -> Result<bool, ()> {
+        Ok(true)
+    }
+    fn allows(&mut self) -> Result<bool, ()> {
+        Ok(true)
+    }
+}
+
+/// A cloned repository inside the workspace with links of every shape and hard links; the
+/// secret word appears only in what must never be searched.
+fn linked_workspace() -> (tempfile::TempDir, String) {
+    let dir = tempfile::tempdir().unwrap();
+    let base = fs::canonicalize(dir.path()).unwrap();
+    let ws = base.join("ws");
+    let repo = ws.join("repos/cloned");
+    fs::create_dir_all(&repo).unwrap();
+    fs::create_dir_all(ws.join("vendor/pkg")).unwrap();
+    fs::create_dir_all(ws.join(".ssh")).unwrap();
+    fs::create_dir_all(base.join("outside")).unwrap();
+    fs::write(ws.join(".env"), "needle SECRET env\n").unwrap();
+    fs::write(ws.join(".ssh/config"), "needle SECRET ssh\n").unwrap();
+    fs::write(ws.join("vendor/pkg/x.php"), "needle SECRET vendor\n").unwrap();
+    fs::write(base.join("outside/secret.txt"), "needle SECRET outside\n").unwrap();
+    fs::write(repo.join("README.md"), "needle readme\n").unwrap();
+    fs::write(ws.join("notes.txt"), "needle notes\n").unwrap();
+    let link = |target: &str, at: &str| symlink(target, ws.join(at)).unwrap();
+    // The red-team shapes: relative and absolute links out, to .env, chains, folders, `..`.
+    link("../../.env", "repos/cloned/CHANGELOG.txt");
+    link(
+        base.join("outside/secret.txt").to_str().unwrap(),
+        "repos/cloned/LICENSE.txt",
+    );
+    link("../../../outside/secret.txt", "repos/cloned/dotdot.txt");
+    link("LICENSE.txt", "repos/cloned/chain1.txt");
+    link("chain1.txt", "repos/cloned/chain2.txt");
+    link("../../.ssh/config", "repos/cloned/ssh.txt");
+    link("../../vendor/pkg/x.php", "repos/cloned/vendored.txt");
+    link(
+        base.join("outside").to_str().unwrap(),
+        "repos/cloned/outdir",
+    );
+    link("../../.ssh", "repos/cloned/sshdir");
+    link("/proc/self/root/etc/hostname", "repos/cloned/magic.txt");
+    // Links that stay inside and lead to an ordinary file are searched.
+    link("../../notes.txt", "repos/cloned/notes-link.txt");
+    link("README.md", "repos/cloned/readme-link.txt");
+    // Hard links: to the workspace's .env and to a file outside.
+    fs::hard_link(ws.join(".env"), ws.join("innocent.txt")).unwrap();
+    fs::hard_link(
+        base.join("outside/secret.txt"),
+        ws.join("repos/cloned/hard-out.txt"),
+    )
+    .unwrap();
+    (dir, ws.to_string_lossy().into_owned())
+}
+
+fn search(tool: &mut CodeSearch, path: &str) -> Vec<String> {
+    let input = Value::from_pairs([("pattern", "needle"), ("path", path)]);
+    let out = crate::core::tools::run(tool, &mut Open, &input).unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    v["data"]["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["file"].as_str().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn links_out_of_the_workspace_or_to_secrets_and_hard_links_are_skipped() {
+    let (_dir, ws) = linked_workspace();
+    let mut tool = CodeSearch::new(ws.clone());
+    let want = [
+        "notes.txt",
+        "repos/cloned/README.md",
+        "repos/cloned/notes-link.txt",
+        "repos/cloned/readme-link.txt",
+    ];
+    for threaded in [false, true] {
+        let p = planned(&ws, "needle", false, "", 0, 0);
+        let files: Vec<String> = scan_rows(&tool, &p, threaded)
+            .iter()
+            .map(|r| String::from_utf8_lossy(&r.file).into_owned())
+            .collect();
+        assert_eq!(files, want, "threaded {threaded}");
+    }
+    assert_eq!(search(&mut tool, ""), want);
+    assert_eq!(search(&mut tool, "repos/cloned"), &want[1..]);
+    // Allowed hard links are searched (the option's whole point), links still judged.
+    tool.allow_hard_links = true;
+    let files = search(&mut tool, "");
+    assert_eq!(
+        files,
+        [
+            "innocent.txt",
+            "notes.txt",
+            "repos/cloned/README.md",
+            "repos/cloned/hard-out.txt",
+            "repos/cloned/notes-link.txt",
+            "repos/cloned/readme-link.txt",
+        ]
+    );
+}
+
+#[test]
+fn a_search_folder_swapped_for_a_link_after_planning_is_not_searched() {
+    let (dir, ws) = linked_workspace();
+    let mut tool = CodeSearch::new(ws.clone());
+    let input = Value::from_pairs([("pattern", "needle"), ("path", "repos")]);
+    let p = tool.plan(&input, &mut Open).unwrap();
+    // Between plan and perform the folder becomes a link to a folder outside.
+    let base = fs::canonicalize(dir.path()).unwrap();
+    fs::rename(base.join("ws/repos"), base.join("moved")).unwrap();
+    fs::create_dir_all(base.join("outside/cloned")).unwrap();
+    fs::write(base.join("outside/cloned/f.txt"), "needle SECRET\n").unwrap();
+    symlink(base.join("outside"), base.join("ws/repos")).unwrap();
+    let found = tool.perform(&p, &mut Open).unwrap();
+    assert!(found.rows.is_empty(), "{:?}", found.rows);
+    // Planned now, the link is followed by the reference's realpath and lands outside.
+    let e = crate::core::tools::run(&mut tool, &mut Open, &input).unwrap_err();
+    assert_eq!(
+        e,
+        crate::core::tools::ToolError::Tool(
+            "code_search: path escapes workspace root - blocked.".into()
+        )
+    );
+}
+
+#[test]
+fn a_root_at_the_filesystem_root_is_refused() {
+    let mut tool = CodeSearch::new("/");
+    let input = Value::from_pairs([("pattern", "root")]);
+    let e = crate::core::tools::run(&mut tool, &mut Open, &input).unwrap_err();
+    assert_eq!(
+        e,
+        crate::core::tools::ToolError::Tool(
+            "Workspace root may not be the filesystem root.".into()
+        )
+    );
 }
