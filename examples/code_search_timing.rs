@@ -11,6 +11,7 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+use phpclaw::core::security::workspace::beneath::HardLinks;
 use phpclaw::core::tools::code_search::{scan, CodeSearch};
 use phpclaw::core::tools::project::Project;
 use phpclaw::core::tools::{run, Host};
@@ -151,7 +152,7 @@ fn main() {
     }
     let input = Value::from_pairs([("depth", Value::Int(3))]);
     let t = best(|| {
-        let mut tool = Project { root: root.clone() };
+        let mut tool = Project::new(root.clone());
         let _ = run(&mut tool, &mut Console, &input);
     });
     println!("project_info depth 3: {t:?}");
@@ -160,10 +161,10 @@ fn main() {
         std::hint::black_box(project::detect(&root));
     });
     let pk = best(|| {
-        std::hint::black_box(project::packages(&root));
+        std::hint::black_box(project::packages(&root, HardLinks::Refuse));
     });
     let tr = best(|| {
-        std::hint::black_box(project::tree(Path::new(&root), 3, 0));
+        std::hint::black_box(project::tree(Path::new(&root), 3, 0, HardLinks::Refuse));
     });
     println!("  detect {d:?}, packages {pk:?}, tree {tr:?}");
 }

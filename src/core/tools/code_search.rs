@@ -22,6 +22,7 @@
 //! match must contain some literal only has the lines holding that literal asked (`prefilter`).
 
 use std::fs;
+use std::os::fd::AsFd;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::OnceLock;
@@ -669,7 +670,7 @@ fn walk(
     let Ok(dir) = open.open_judged(rel, false, Want::Dir, HardLinks::Allow, &|_| false) else {
         return true;
     };
-    let Some(entries) = listing::list_fd(dir.file.into()) else {
+    let Some(entries) = listing::list_fd(dir.file.as_fd()) else {
         return true;
     };
     let base = rel.len();

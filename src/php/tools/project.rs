@@ -52,7 +52,7 @@ extern "C" fn execute(ex: &mut ExecuteData, rv: &mut Zval) {
     let Ok(value) = super::string_inputs(ht, &["depth"]) else {
         return;
     };
-    let mut tool = Project { root };
+    let mut tool = Project::new(root);
     super::respond(tools::run_steps(&mut tool, &mut host, &value), rv);
 }
 

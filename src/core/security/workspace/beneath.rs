@@ -277,6 +277,26 @@ fn is_link_at(dir: BorrowedFd<'_>, name: &CStr) -> bool {
     r == 0 && st.st_mode & libc::S_IFMT == libc::S_IFLNK
 }
 
+/// Whether `name` in the open folder `dir` is a regular file with more than one hard link (not
+/// following a link): for walks that list names without opening them.
+pub fn hard_linked_at(dir: BorrowedFd<'_>, name: &[u8]) -> bool {
+    let Ok(name) = c_name(name) else {
+        return false;
+    };
+    // SAFETY: an all-zero `stat` is a valid value for the kernel to overwrite.
+    let mut st: libc::stat = unsafe { std::mem::zeroed() };
+    // SAFETY: a live descriptor, a NUL-terminated name, a writable struct.
+    let r = unsafe {
+        libc::fstatat(
+            dir.as_raw_fd(),
+            name.as_ptr(),
+            &mut st,
+            libc::AT_SYMLINK_NOFOLLOW,
+        )
+    };
+    r == 0 && st.st_mode & libc::S_IFMT == libc::S_IFREG && st.st_nlink > 1
+}
+
 /// Open `relative` beneath `dir` with `flags`, crossing no symbolic link (the last component
 /// included), no `..`, never leaving `dir`. An empty `relative` opens `dir` itself.
 pub fn open_beneath(

@@ -134,6 +134,21 @@ impl OpenRoot {
             blocked,
         )
     }
+
+    /// [`OpenRoot::open_judged`] of a name that may or may not be a link: opened as it is when
+    /// it is none, followed (and judged) when its last component is one.
+    pub fn open_entry(
+        &self,
+        relative: &[u8],
+        want: Want,
+        hard_links: HardLinks,
+        blocked: &dyn Fn(&[u8]) -> bool,
+    ) -> Result<Opened, Refused> {
+        match self.open_judged(relative, false, want, hard_links, blocked) {
+            Err(Refused::Symlink) => self.open_judged(relative, true, want, hard_links, blocked),
+            other => other,
+        }
+    }
 }
 
 /// What [`OpenRoot::open_file`] found.

@@ -10,7 +10,7 @@
 //! That is about 40% cheaper per folder than `std::fs::read_dir` (which also `fstat`s the
 //! folder it opens). Elsewhere, `std::fs::read_dir`.
 
-use std::os::fd::OwnedFd;
+use std::os::fd::{AsFd, BorrowedFd};
 use std::path::Path;
 
 /// What an entry is, links followed.
@@ -54,11 +54,12 @@ impl Kind {
 /// The entries of `dir` (without `.` and `..`) sorted by name bytes; `None` when it cannot be
 /// opened. A read error part-way ends the listing with the entries read so far.
 pub fn list(dir: &Path) -> Option<Vec<(Vec<u8>, Kind)>> {
-    list_fd(imp::open_dir(dir)?)
+    list_fd(imp::open_dir(dir)?.as_fd())
 }
 
-/// [`list`] of a folder already open for reading.
-pub fn list_fd(dir: OwnedFd) -> Option<Vec<(Vec<u8>, Kind)>> {
+/// [`list`] of a folder already open for reading (read from its current position: a
+/// descriptor is listed once).
+pub fn list_fd(dir: BorrowedFd<'_>) -> Option<Vec<(Vec<u8>, Kind)>> {
     let mut entries = imp::list(dir)?;
     entries.sort_unstable_by(|a, b| a.0.cmp(&b.0));
     Some(entries)
@@ -67,7 +68,7 @@ pub fn list_fd(dir: OwnedFd) -> Option<Vec<(Vec<u8>, Kind)>> {
 #[cfg(target_os = "linux")]
 mod imp {
     use std::ffi::CString;
-    use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+    use std::os::fd::{AsRawFd, BorrowedFd, FromRawFd, OwnedFd};
     use std::os::unix::ffi::OsStrExt;
     use std::path::Path;
 
@@ -92,7 +93,7 @@ mod imp {
         Some(unsafe { OwnedFd::from_raw_fd(raw) })
     }
 
-    pub fn list(fd: OwnedFd) -> Option<Vec<(Vec<u8>, Kind)>> {
+    pub fn list(fd: BorrowedFd<'_>) -> Option<Vec<(Vec<u8>, Kind)>> {
         let mut buf = [std::mem::MaybeUninit::<u8>::uninit(); 16384];
         let mut out = Vec::new();
         loop {
@@ -128,8 +129,8 @@ mod imp {
                     let kind = match header[18] {
                         libc::DT_DIR => Kind::Dir,
                         libc::DT_REG => Kind::File,
-                        libc::DT_LNK => Kind::link_to(stat_kind(&fd, name)),
-                        libc::DT_UNKNOWN => unknown_kind(&fd, name),
+                        libc::DT_LNK => Kind::link_to(stat_kind(fd, name)),
+                        libc::DT_UNKNOWN => unknown_kind(fd, name),
                         _ => Kind::Other,
                     };
                     out.push((name.to_vec(), kind));
@@ -141,7 +142,7 @@ mod imp {
     }
 
     /// The kind of `name` inside the open folder, links followed.
-    fn stat_kind(dir: &OwnedFd, name: &[u8]) -> Kind {
+    fn stat_kind(dir: BorrowedFd<'_>, name: &[u8]) -> Kind {
         match mode(dir, name, 0) {
             Some(libc::S_IFDIR) => Kind::Dir,
             Some(libc::S_IFREG) => Kind::File,
@@ -150,7 +151,7 @@ mod imp {
     }
 
     /// The kind of an entry the listing gave no type for (some filesystems do not).
-    fn unknown_kind(dir: &OwnedFd, name: &[u8]) -> Kind {
+    fn unknown_kind(dir: BorrowedFd<'_>, name: &[u8]) -> Kind {
         match mode(dir, name, libc::AT_SYMLINK_NOFOLLOW) {
             Some(libc::S_IFLNK) => Kind::link_to(stat_kind(dir, name)),
             Some(libc::S_IFDIR) => Kind::Dir,
@@ -160,7 +161,7 @@ mod imp {
     }
 
     /// The file type bits of `name` inside the open folder.
-    fn mode(dir: &OwnedFd, name: &[u8], flags: libc::c_int) -> Option<libc::mode_t> {
+    fn mode(dir: BorrowedFd<'_>, name: &[u8], flags: libc::c_int) -> Option<libc::mode_t> {
         let name = CString::new(name).ok()?;
         // SAFETY: an all-zero `stat` is a valid value for the kernel to overwrite.
         let mut st: libc::stat = unsafe { std::mem::zeroed() };
@@ -175,7 +176,7 @@ mod imp {
 #[cfg(not(target_os = "linux"))]
 mod imp {
     use std::ffi::{CStr, CString};
-    use std::os::fd::{AsRawFd, FromRawFd, IntoRawFd, OwnedFd};
+    use std::os::fd::{AsRawFd, BorrowedFd, FromRawFd, IntoRawFd, OwnedFd};
     use std::os::unix::ffi::OsStrExt;
     use std::path::Path;
 
@@ -213,10 +214,11 @@ mod imp {
         }
     }
 
-    pub fn list(fd: OwnedFd) -> Option<Vec<(Vec<u8>, Kind)>> {
+    pub fn list(dir: BorrowedFd<'_>) -> Option<Vec<(Vec<u8>, Kind)>> {
+        // The stream owns (and closes) a descriptor of its own.
+        let fd = dir.try_clone_to_owned().ok()?;
         let raw = fd.as_raw_fd();
-        // A second descriptor for fstatat: the stream owns (and closes) the first.
-        let stat_fd = fd.try_clone().ok()?;
+        let stat_fd = dir;
         // SAFETY: an open folder descriptor, handed over to the stream.
         let stream = unsafe { libc::fdopendir(fd.into_raw_fd()) };
         if stream.is_null() {

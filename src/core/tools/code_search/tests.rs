@@ -8,6 +8,7 @@ use std::os::unix::fs::symlink;
 use std::path::{Path, PathBuf};
 
 use super::*;
+use crate::core::tools::project::Project;
 
 /// The straightforward scan: what code_search did before the fast paths.
 fn naive(root: &str, dir: &Path, p: &Planned, seen: &mut usize, rows: &mut Vec<Row>) -> bool {
@@ -276,6 +277,10 @@ fn naive_tree(dir: &Path, depth: i64, level: i64) -> Array {
         if crate::core::security::file_rules::project_skips_entry(&String::from_utf8_lossy(&name)) {
             continue;
         }
+        // A dangling link leads nowhere: left out (the trees here link inside only).
+        if fs::symlink_metadata(&path).unwrap().is_symlink() && !path.exists() {
+            continue;
+        }
         if path.is_dir() {
             let mut key = name.clone();
             key.push(b'/');
@@ -297,7 +302,7 @@ fn project_tree_as_the_straightforward_tree() {
         for depth in 0..6 {
             for level in 0..2 {
                 assert_eq!(
-                    super::super::project::tree(dir.path(), depth, level),
+                    super::super::project::tree(dir.path(), depth, level, HardLinks::Refuse),
                     naive_tree(dir.path(), depth, level),
                     "seed {seed} depth {depth} level {level}"
                 );
@@ -483,5 +488,88 @@ fn a_root_at_the_filesystem_root_is_refused() {
         crate::core::tools::ToolError::Tool(
             "Workspace root may not be the filesystem root.".into()
         )
+    );
+}
+
+/// project_info on a project with links of every shape and hard links.
+#[test]
+fn project_info_lists_and_reads_no_link_out_or_to_secrets_and_no_hard_link() {
+    let dir = tempfile::tempdir().unwrap();
+    let base = fs::canonicalize(dir.path()).unwrap();
+    let root = base.join("proj");
+    fs::create_dir_all(root.join("src/inner")).unwrap();
+    fs::create_dir_all(root.join(".ssh")).unwrap();
+    fs::create_dir_all(root.join("vendor")).unwrap();
+    fs::create_dir_all(base.join("outside/sub")).unwrap();
+    fs::write(root.join("src/a.php"), "<?php").unwrap();
+    fs::write(root.join(".env"), "K=v").unwrap();
+    fs::write(root.join("src/inner/deep.txt"), "d").unwrap();
+    let lock = r#"{"packages":[{"name":"acme/secret","version":"6.6.6"}]}"#;
+    fs::write(base.join("outside/composer.lock"), lock).unwrap();
+    let link = |target: &Path, at: &str| symlink(target, root.join(at)).unwrap();
+    link(Path::new("src"), "link-in");
+    link(&base.join("outside"), "link-out");
+    link(Path::new("src/../../outside"), "link-dotdot");
+    link(Path::new(".ssh"), "link-ssh");
+    link(Path::new("vendor"), "link-vendor");
+    link(Path::new(".env"), "env-link.txt");
+    link(Path::new("/etc/passwd"), "passwd.txt");
+    link(Path::new("src/a.php"), "good-link.php");
+    link(Path::new("good-link.php"), "chain.php");
+    link(Path::new("missing"), "dangling");
+    link(&base.join("outside/composer.lock"), "composer.lock");
+    fs::hard_link(root.join(".env"), root.join("innocent.txt")).unwrap();
+    let run_json = |tool: &mut Project| {
+        let out =
+            crate::core::tools::run(tool, &mut Open, &Value::from_pairs([("depth", 3)])).unwrap();
+        serde_json::from_slice::<serde_json::Value>(&out).unwrap()
+    };
+    let mut tool = Project::new(root.to_string_lossy().into_owned());
+    let v = run_json(&mut tool);
+    let tree = &v["data"]["file_tree"];
+    // `.env` and `innocent.txt` are one file with two names: both left out. A real `.ssh`
+    // folder is named, as the reference names it (a link to it is not followed).
+    let want = serde_json::json!({
+        ".ssh/": [],
+        "0": "chain.php",
+        "1": "good-link.php",
+        "link-in/": {"0": "a.php", "inner/": ["deep.txt"]},
+        "src/": {"0": "a.php", "inner/": ["deep.txt"]},
+    });
+    assert_eq!(tree, &want, "{tree}");
+    assert_eq!(v["data"]["packages"], serde_json::json!([]));
+    // The hard link is listed once allowed; a composer.lock inside is read, a hard-linked one
+    // only once allowed.
+    fs::remove_file(root.join("composer.lock")).unwrap();
+    fs::hard_link(
+        base.join("outside/composer.lock"),
+        root.join("composer.lock"),
+    )
+    .unwrap();
+    assert_eq!(
+        run_json(&mut tool)["data"]["packages"],
+        serde_json::json!([])
+    );
+    tool.allow_hard_links = true;
+    let v = run_json(&mut tool);
+    assert_eq!(
+        v["data"]["packages"],
+        serde_json::json!([{"name": "acme/secret", "version": "6.6.6"}])
+    );
+    let top: Vec<String> = v["data"]["file_tree"]
+        .as_object()
+        .unwrap()
+        .values()
+        .filter_map(|x| x.as_str().map(str::to_string))
+        .collect();
+    assert_eq!(
+        top,
+        [
+            ".env",
+            "chain.php",
+            "composer.lock",
+            "good-link.php",
+            "innocent.txt"
+        ]
     );
 }
