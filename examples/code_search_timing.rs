@@ -11,6 +11,7 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+use phpclaw::core::security::workspace::beneath::HardLinks;
 use phpclaw::core::tools::code_search::{scan, CodeSearch};
 use phpclaw::core::tools::project::Project;
 use phpclaw::core::tools::{run, Host};
@@ -45,6 +46,15 @@ fn files(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
+/// Open `f` by path and read it whole (the floor: no sandbox checks).
+fn read_path(f: &Path, buf: &mut Vec<u8>) -> bool {
+    let Ok(file) = std::fs::File::open(f) else {
+        return false;
+    };
+    let size = file.metadata().map(|m| m.len()).unwrap_or(0);
+    scan::read_open(file, size, u64::MAX, buf)
+}
+
 fn best(mut f: impl FnMut()) -> Duration {
     (0..10)
         .map(|_| {
@@ -73,7 +83,7 @@ fn main() {
     let read = best(|| {
         bytes = 0;
         for f in &list {
-            if scan::read_file(f, u64::MAX, &mut buf) {
+            if read_path(f, &mut buf) {
                 bytes += buf.len();
             }
         }
@@ -87,7 +97,7 @@ fn main() {
                 loop {
                     let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                     let Some(f) = list.get(i) else { break };
-                    scan::read_file(f, u64::MAX, &mut buf);
+                    read_path(f, &mut buf);
                 }
             };
             sc.spawn(work);
@@ -100,7 +110,7 @@ fn main() {
     let read_find = best(|| {
         hits = 0;
         for f in &list {
-            if scan::read_file(f, u64::MAX, &mut buf) && finder.find(&buf).is_some() {
+            if read_path(f, &mut buf) && finder.find(&buf).is_some() {
                 hits += 1;
             }
         }
@@ -142,7 +152,7 @@ fn main() {
     }
     let input = Value::from_pairs([("depth", Value::Int(3))]);
     let t = best(|| {
-        let mut tool = Project { root: root.clone() };
+        let mut tool = Project::new(root.clone());
         let _ = run(&mut tool, &mut Console, &input);
     });
     println!("project_info depth 3: {t:?}");
@@ -151,10 +161,10 @@ fn main() {
         std::hint::black_box(project::detect(&root));
     });
     let pk = best(|| {
-        std::hint::black_box(project::packages(&root));
+        std::hint::black_box(project::packages(&root, HardLinks::Refuse));
     });
     let tr = best(|| {
-        std::hint::black_box(project::tree(Path::new(&root), 3, 0));
+        std::hint::black_box(project::tree(Path::new(&root), 3, 0, HardLinks::Refuse));
     });
     println!("  detect {d:?}, packages {pk:?}, tree {tr:?}");
 }

@@ -110,8 +110,9 @@ final class FileEditToolTest extends TestCase
         self::assertSame('storage/phpclaw', FileEditTool::DEFAULT_WORKSPACE_SUBPATH);
         self::assertSame(2097152, FileEditTool::DEFAULT_MAX_BYTES);
         $params = $class->getConstructor()->getParameters();
-        self::assertSame(['workspaceRoot', 'followSymlinks', 'noiseBlockedDirs', 'maxBytes'], array_map(fn ($p) => $p->getName(), $params));
-        self::assertSame([null, false, ['vendor', 'node_modules'], 2097152], array_map(fn ($p) => $p->getDefaultValue(), $params));
+        // phpClaw's four parameters in its order, then ours.
+        self::assertSame(['workspaceRoot', 'followSymlinks', 'noiseBlockedDirs', 'maxBytes', 'allowHardLinks'], array_map(fn ($p) => $p->getName(), $params));
+        self::assertSame([null, false, ['vendor', 'node_modules'], 2097152, false], array_map(fn ($p) => $p->getDefaultValue(), $params));
         self::assertFalse($class->hasMethod('workspaceRoot'), 'the reference has no public workspaceRoot() on file_edit');
     }
 

@@ -104,7 +104,8 @@ final class FileReadToolTest extends TestCase
         self::assertSame('storage/phpclaw', FileReadTool::DEFAULT_WORKSPACE_SUBPATH);
         self::assertSame(16384, FileReadTool::DEFAULT_MAX_BYTES);
         $params = array_map(fn ($p) => $p->getName(), $class->getConstructor()->getParameters());
-        self::assertSame(['workspaceRoot', 'maxBytes', 'followSymlinks', 'noiseBlockedDirs'], $params);
+        // phpClaw's four parameters in its order, then ours.
+        self::assertSame(['workspaceRoot', 'maxBytes', 'followSymlinks', 'noiseBlockedDirs', 'allowHardLinks'], $params);
     }
 
     public function testNameDescriptionSchema(): void

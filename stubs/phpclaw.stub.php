@@ -627,11 +627,14 @@ namespace PhpClaw\Tools {
         /** The workspace root: real path when it exists, else as given without trailing separator. */
         private string $workspaceRoot;
 
+        /** Whether regular files with more than one hard link are read (ours; refused or left out when false). */
+        private bool $allowHardLinks;
+
         /** The bound authorizer, if any. */
         private ?ToolAuthorizerInterface $authorizer = null;
 
-        /** Fix the workspace root (default: storage/phpclaw under the working directory). */
-        public function __construct(?string $workspaceRoot = null)
+        /** Fix the workspace root (default: storage/phpclaw under the working directory); allowHardLinks (ours) searches files with more than one hard link. */
+        public function __construct(?string $workspaceRoot = null, bool $allowHardLinks = false)
         {
         }
 
@@ -687,11 +690,14 @@ namespace PhpClaw\Tools {
         /** The project root as given (the working directory when null). */
         private string $projectRoot;
 
+        /** Whether regular files with more than one hard link are read (ours; refused or left out when false). */
+        private bool $allowHardLinks;
+
         /** The bound authorizer, if any. */
         private ?ToolAuthorizerInterface $authorizer = null;
 
-        /** Fix the project root (default: the working directory). */
-        public function __construct(?string $projectRoot = null)
+        /** Fix the project root (default: the working directory); allowHardLinks (ours) lists and reads files with more than one hard link. */
+        public function __construct(?string $projectRoot = null, bool $allowHardLinks = false)
         {
         }
 
@@ -768,11 +774,14 @@ namespace PhpClaw\Tools {
         /** The real root, once it resolved. */
         private ?string $workspaceRootResolved = null;
 
+        /** Whether regular files with more than one hard link are read (ours; refused or left out when false). */
+        private bool $allowHardLinks;
+
         /** The bound authorizer, if any. */
         private ?ToolAuthorizerInterface $authorizer = null;
 
-        /** Configure the sandbox; maxBytes below 1 throws InvalidArgumentException. */
-        public function __construct(?string $workspaceRoot = null, int $maxBytes = self::DEFAULT_MAX_BYTES, bool $followSymlinks = false, array $noiseBlockedDirs = self::NOISE_BLOCKED_DIRS)
+        /** Configure the sandbox; maxBytes below 1 throws InvalidArgumentException; allowHardLinks (ours) reads files with more than one hard link. */
+        public function __construct(?string $workspaceRoot = null, int $maxBytes = self::DEFAULT_MAX_BYTES, bool $followSymlinks = false, array $noiseBlockedDirs = self::NOISE_BLOCKED_DIRS, bool $allowHardLinks = false)
         {
         }
 
@@ -1010,11 +1019,14 @@ namespace PhpClaw\Tools {
         /** The real workspace root when it existed at construction, else the configured path. */
         private string $workspaceRoot;
 
+        /** Whether regular files with more than one hard link are read (ours; refused or left out when false). */
+        private bool $allowHardLinks;
+
         /** The bound authorizer, if any. */
         private ?ToolAuthorizerInterface $authorizer = null;
 
-        /** Configure the sandbox. */
-        public function __construct(?string $workspaceRoot = null)
+        /** Configure the sandbox; allowHardLinks (ours) packs files with more than one hard link. */
+        public function __construct(?string $workspaceRoot = null, bool $allowHardLinks = false)
         {
         }
 
@@ -1094,11 +1106,14 @@ namespace PhpClaw\Tools {
         /** The extension's per-request read log, used when phpClaw's FileReadLog is absent. */
         private static ?array $readLog = null;
 
+        /** Whether regular files with more than one hard link are read (ours; refused or left out when false). */
+        private bool $allowHardLinks;
+
         /** The bound authorizer, if any. */
         private ?ToolAuthorizerInterface $authorizer = null;
 
-        /** Configure the sandbox; maxBytes below 1 throws InvalidArgumentException. */
-        public function __construct(?string $workspaceRoot = null, bool $followSymlinks = false, array $noiseBlockedDirs = self::NOISE_BLOCKED_DIRS, int $maxBytes = self::DEFAULT_MAX_BYTES)
+        /** Configure the sandbox; maxBytes below 1 throws InvalidArgumentException; allowHardLinks (ours) edits files with more than one hard link. */
+        public function __construct(?string $workspaceRoot = null, bool $followSymlinks = false, array $noiseBlockedDirs = self::NOISE_BLOCKED_DIRS, int $maxBytes = self::DEFAULT_MAX_BYTES, bool $allowHardLinks = false)
         {
         }
 

@@ -428,11 +428,31 @@ pub fn check_zip_source(real_relative: &str) -> Result<(), Refusal> {
     }
 }
 
-/// Whether zip_package leaves an entry (relative to the source folder) out of the archive
-/// (ours: the reference zips everything, secrets included): secret files and anything under a
-/// security folder.
+/// Whether zip_package leaves an entry out of the archive (ours: the reference zips everything,
+/// secrets included): see [`is_blocked_path`].
 pub fn zip_skips_entry(relative: &str) -> bool {
+    is_blocked_path(relative)
+}
+
+/// Whether a workspace-relative path is a secret: a secret file (file_read's names, extensions
+/// and `.env` family) or anything under a security folder. The walks (zip_package,
+/// project_info's tree) judge both an entry's own path and the real path a link leads to.
+pub fn is_blocked_path(relative: &str) -> bool {
     segments(relative).any(is_security_dir) || is_secret_file(basename(relative))
+}
+
+/// Whether code_search leaves out the file a link leads to, judged on its real path relative to
+/// the workspace: a secret ([`is_blocked_path`]) or a file inside a folder the walk never
+/// enters (`vendor`, `.git`, …).
+pub fn code_search_skips_path(relative: &str) -> bool {
+    is_blocked_path(relative) || segments(relative).any(code_search_skips_dir)
+}
+
+/// Whether project_info leaves out the folder or file a link leads to, judged on its real path
+/// relative to the project: a secret ([`is_blocked_path`]) or anything under a folder the tree
+/// leaves out (`vendor`, `storage`, …).
+pub fn project_skips_path(relative: &str) -> bool {
+    is_blocked_path(relative) || segments(relative).any(project_skips_entry)
 }
 
 /// A security folder in any case or backup spelling (`.SSH`, `.git.bak`).
@@ -901,6 +921,33 @@ mod tests {
             ("wp-config.php", true),
         ] {
             assert_eq!(zip_skips_entry(entry), skip, "{entry}");
+        }
+    }
+
+    #[test]
+    fn link_target_rules() {
+        // (real path a link leads to, blocked, code_search skips, project_info skips)
+        for (real, blocked, search, project) in [
+            ("src/main.php", false, false, false),
+            ("", false, false, false),
+            (".env", true, true, true),
+            ("config/.env.production.bak", true, true, true),
+            ("keys/id_rsa", true, true, true),
+            ("certs/site.pem", true, true, true),
+            ("wp-config.php~", true, true, true),
+            (".ssh/config", true, true, true),
+            (".git/config", true, true, true),
+            (".Git.bak/HEAD", true, true, true),
+            (".ssh", true, true, true),
+            ("vendor/autoload.php", false, true, true),
+            (".idea/workspace.xml", false, true, true),
+            ("storage/logs/app.log", false, false, true),
+            ("cache", false, false, true),
+            ("src/vendor.php", false, false, false),
+        ] {
+            assert_eq!(is_blocked_path(real), blocked, "{real}");
+            assert_eq!(code_search_skips_path(real), search, "{real}");
+            assert_eq!(project_skips_path(real), project, "{real}");
         }
     }
 

@@ -21,6 +21,9 @@
 //! [`open_root`] keeps a validated root open between calls and, on Linux, opens a clean relative
 //! path beneath it in one `openat2` call with the kernel refusing symlinks and escapes; whatever
 //! that fast path does not open goes through the walk here, which words the refusal.
+//! [`beneath`] opens what a resolution or a walk found relative to that open root and judges
+//! the opened descriptor (links followed only where asked and only inside, hard links refused),
+//! so what is read is what was checked.
 //!
 //! Use [`super::file_rules::resolve_checked`] for the whole gate (rules on the path as given,
 //! this resolution, rules again on the real path). Resolution is a check, not a lock: a caller
@@ -33,6 +36,7 @@ use thiserror::Error;
 
 use super::file_rules::{sanitize_for_message, Refusal};
 
+pub mod beneath;
 pub mod open_root;
 
 /// The tool on whose behalf a path is resolved: it picks the policy and the exact messages,
@@ -255,6 +259,9 @@ pub enum PathErrorKind {
     TrailingDotOrSpace,
     /// The operating system refused to inspect a component (permissions, name too long).
     Unreadable,
+    /// A regular file with more than one hard link: another name of it may be a secret or lie
+    /// outside the workspace (ours; allowed by the tools' `allowHardLinks` option).
+    HardLink,
 }
 
 /// A refused user path: the kind, the tool whose words to use, and the path fragment to quote.
@@ -294,6 +301,7 @@ impl PathError {
             K::NotAFile => "NOT_A_FILE",
             K::ParentNotADirectory => "CANNOT_CREATE_DIRECTORY",
             K::NulByte | K::TrailingDotOrSpace => "INVALID_PATH",
+            K::HardLink => "HARD_LINK",
         };
         let message = match (self.tool, self.kind) {
             (T::FileRead | T::FileWrite, K::Empty) => "No file path provided.".to_string(),
@@ -350,6 +358,10 @@ impl PathError {
             }
             (tool, K::TrailingDotOrSpace) => format!(
                 "{}Path segment '{s}' ends in a dot or a space: access denied.",
+                prefix(tool)
+            ),
+            (tool, K::HardLink) => format!(
+                "{}Access denied: the file has more than one hard link.",
                 prefix(tool)
             ),
             (T::ProjectInfo, _) => format!("project_info: path refused: {s}"),

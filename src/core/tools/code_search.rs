@@ -9,13 +9,21 @@
 //! 0..5 lines. Unlike the reference, files are visited in path
 //! order (byte order of the names in each folder), so the same tree always pages the same way.
 //!
+//! Links and hard links (ours: the reference reads whatever a name leads to): every folder and
+//! file is opened beneath the open workspace root with no link crossed, so a name swapped for a
+//! link after the walk saw it leads nowhere; a link to a file is searched only when the opened
+//! file's real path is inside the workspace and not a file the search skips (secrets, noise and
+//! security folders), read through the descriptor that was judged; a regular file with more
+//! than one hard link is skipped unless `allowHardLinks`; a root at the filesystem root is
+//! refused.
+//!
 //! Speed (same lines as a line-by-line scan): entry types come from the directory listing, each
 //! file is read once into a reused buffer and searched whole (`scan`), and a regex whose every
 //! match must contain some literal only has the lines holding that literal asked (`prefilter`).
 
 use std::fs;
-use std::os::unix::ffi::OsStrExt;
-use std::path::{Path, PathBuf};
+use std::os::fd::AsFd;
+use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::OnceLock;
 
@@ -31,9 +39,11 @@ use scan::{Line, Matcher};
 use super::{success, Host, NativeTool, ToolError};
 use crate::core::json::{self, EncodeOptions};
 use crate::core::security::file_rules::{
-    check_code_search_path, code_search_skips_dir, code_search_skips_file,
+    check_code_search_path, code_search_skips_dir, code_search_skips_file, code_search_skips_path,
 };
-use crate::core::security::workspace::is_absolute;
+use crate::core::security::workspace::beneath::{relative_inside, HardLinks, Want};
+use crate::core::security::workspace::open_root::OpenRoot;
+use crate::core::security::workspace::{is_absolute, RootErrorKind, Tool};
 use crate::core::value::{Array, Value};
 
 /// The tool's name.
@@ -299,15 +309,22 @@ pub struct CodeSearch {
     /// Whether PCRE2 may JIT-compile patterns (PHP's `pcre.jit`; off under valgrind, whose
     /// checks the JIT's wide reads trip).
     pub jit: bool,
+    /// Whether files with more than one hard link are searched (`allowHardLinks`; ours).
+    pub allow_hard_links: bool,
 }
 
 impl CodeSearch {
-    /// A search rooted at `root`, JIT on.
+    /// A search rooted at `root`, JIT on, hard-linked files skipped.
     pub fn new(root: impl Into<String>) -> Self {
         CodeSearch {
             root: root.into(),
             jit: true,
+            allow_hard_links: false,
         }
+    }
+
+    fn hard_links(&self) -> HardLinks {
+        HardLinks::allowed(self.allow_hard_links)
     }
 
     /// What finds the planned pattern's lines; `None` for a regex PCRE2 refuses.
@@ -323,7 +340,9 @@ impl CodeSearch {
 /// The planned input.
 pub struct Planned {
     pattern: Vec<u8>,
-    root: String,
+    /// The folder searched, relative to the real workspace root (`/`-separated, empty for the
+    /// root), as its real path was judged: opened again beneath the root with no link crossed.
+    sub: Vec<u8>,
     extension: String,
     is_regex: bool,
     context_lines: usize,
@@ -350,20 +369,43 @@ pub struct Found {
     pub skipped: usize,
     /// Files the scan went through in a regex search, in order: counted again for the warning
     /// when lines were skipped (the rare case), so the common one pays nothing for it.
-    visited: Vec<PathBuf>,
+    visited: Vec<Visit>,
+}
+
+/// A file the walk hands to the scan: its path relative to the workspace root (what rows show),
+/// and whether the entry is a link (followed and judged only when it is opened).
+#[derive(Clone, Debug)]
+struct Visit {
+    rel: Vec<u8>,
+    link: bool,
+}
+
+/// Open `v` beneath the root and read it into `buf` when the scan may read it: no link crossed
+/// on the way; a link only to a regular file inside the workspace whose real path the search
+/// would not skip (secret, noise or security folder); one hard link unless allowed; at most
+/// [`MAX_FILE_BYTES`]. What is judged is the opened file, read through the same descriptor.
+fn read_visit(open: &OpenRoot, v: &Visit, hard_links: HardLinks, buf: &mut Vec<u8>) -> bool {
+    let skips = |real: &[u8]| code_search_skips_path(&String::from_utf8_lossy(real));
+    match open.open_judged(&v.rel, v.link, Want::File, hard_links, &skips) {
+        Ok(o) => scan::read_open(o.file, o.meta.len(), MAX_FILE_BYTES, buf),
+        Err(_) => {
+            buf.clear();
+            false
+        }
+    }
 }
 
 impl Found {
     /// The reference's warning for skipped lines, `None` when none were: skipped over the lines
     /// of the files searched (counted as PHP's `file()` splits them).
-    pub fn skipped_warning(&self) -> Option<String> {
+    fn skipped_warning(&self, open: &OpenRoot, hard_links: HardLinks) -> Option<String> {
         if self.skipped == 0 {
             return None;
         }
         let mut buf = Vec::new();
         let mut lines = 0;
-        for path in &self.visited {
-            if scan::read_file(path, MAX_FILE_BYTES, &mut buf) {
+        for v in &self.visited {
+            if read_visit(open, v, hard_links, &mut buf) {
                 lines += php_line_count(&buf);
             }
         }
@@ -445,31 +487,40 @@ fn php_int(v: Option<&Value>) -> i64 {
 }
 
 impl CodeSearch {
-    fn resolve_root(&self, sub: &str) -> Result<String, String> {
+    /// The open workspace root; refused as the reference refuses a missing folder (or, ours, a
+    /// root at the filesystem root: no sandbox at all).
+    fn open_root(&self, sub: &str) -> Result<std::sync::Arc<OpenRoot>, String> {
+        OpenRoot::get(&self.root).map_err(|e| match e.kind {
+            RootErrorKind::FilesystemRoot => e.refusal(Tool::CodeSearch).message,
+            _ => format!("code_search: directory not found: {sub}"),
+        })
+    }
+
+    /// The searched folder relative to the real root: its real path (links followed, as the
+    /// reference's `realpath`) must be a folder inside the root and outside the security folders.
+    fn resolve_sub(&self, open: &OpenRoot, sub: &str) -> Result<Vec<u8>, String> {
+        let not_found = || format!("code_search: directory not found: {sub}");
         if sub.is_empty() {
-            return Ok(self.root.clone());
+            return Ok(Vec::new());
         }
         let joined = if is_absolute(sub) {
             sub.to_string()
         } else {
             format!("{}/{}", self.root, sub.trim_start_matches(['/', '\\']))
         };
-        let not_found = || format!("code_search: directory not found: {sub}");
         let real = fs::canonicalize(&joined).map_err(|_| not_found())?;
-        let real = real.to_string_lossy().into_owned();
-        let base = fs::canonicalize(&self.root)
-            .map(|p| p.to_string_lossy().into_owned())
-            .unwrap_or_else(|_| self.root.clone());
-        let base = base.trim_end_matches(['/', '\\']);
-        if !format!("{real}/").starts_with(&format!("{base}/")) {
-            return Err("code_search: path escapes workspace root - blocked.".into());
+        let real = real.to_string_lossy();
+        let relative = relative_inside(open.root_str().as_bytes(), real.as_bytes())
+            .ok_or_else(|| "code_search: path escapes workspace root - blocked.".to_string())?;
+        let relative = String::from_utf8_lossy(relative).into_owned();
+        check_code_search_path(&relative).map_err(|r| r.message)?;
+        if !Path::new(real.as_ref()).is_dir() {
+            return Err(not_found());
         }
-        let relative = real.get(base.len() + 1..).unwrap_or("");
-        check_code_search_path(relative).map_err(|r| r.message)?;
-        Ok(real)
+        Ok(relative.into_bytes())
     }
 
-    /// Walk `p.root` and scan its files in walk order.
+    /// Walk `p.sub` and scan its files in walk order.
     ///
     /// With `threaded`, a second thread walks (listing, sorting, name rules) and hands files
     /// over in batches through a bounded queue, so the walk overlaps the reading and
@@ -480,7 +531,15 @@ impl CodeSearch {
     /// one thread would. The scan stopping (enough rows) drops the queue and raises a flag,
     /// which stops the other thread. Without `threaded`, or where no thread can be started,
     /// the walk and the scan run here in turn.
+    ///
+    /// Every folder and file is opened beneath the open root with no link crossed; a link to a
+    /// file is followed only when opened, and judged there (see [`read_visit`]).
     fn walk_and_scan(&self, p: &Planned, s: &mut Scan, threaded: bool) {
+        let Ok(open) = OpenRoot::get(&self.root) else {
+            return;
+        };
+        let open: &OpenRoot = &open;
+        let hard_links = self.hard_links();
         let ext = p.extension.as_str();
         let Scan {
             buf,
@@ -490,13 +549,14 @@ impl CodeSearch {
         } = s;
         let matcher: &Matcher = matcher;
         let regex = matches!(matcher, Matcher::Regex { .. });
+        let mut scan_here = |v: &Visit, found: &mut Found| {
+            if regex {
+                found.visited.push(v.clone());
+            }
+            self.scan_file(open, v, p, matcher, buf, seen, found)
+        };
         if !threaded {
-            walk(&mut PathBuf::from(&p.root), ext, &mut |path| {
-                if regex {
-                    found.visited.push(path.to_path_buf());
-                }
-                self.scan_file(path, p, matcher, buf, seen, found)
-            });
+            walk(open, &mut p.sub.clone(), ext, &mut |v| scan_here(v, found));
             return;
         }
         let ahead = Ahead {
@@ -505,17 +565,17 @@ impl CodeSearch {
             stop: AtomicBool::new(false),
         };
         std::thread::scope(|scope| {
-            let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<PathBuf>>(WALK_QUEUE);
-            let mut root = PathBuf::from(&p.root);
+            let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<Visit>>(WALK_QUEUE);
+            let mut sub = p.sub.clone();
             let ahead = &ahead;
             let walker = std::thread::Builder::new().spawn_scoped(scope, move || {
                 let mut batch = Vec::with_capacity(WALK_BATCH);
                 let mut all = Vec::new();
-                let done = walk(&mut root, ext, &mut |path| {
+                let done = walk(open, &mut sub, ext, &mut |v| {
                     if all.len() <= PROBE_MAX_FILES {
-                        all.push(path.to_path_buf());
+                        all.push(v.clone());
                     }
-                    batch.push(path.to_path_buf());
+                    batch.push(v.clone());
                     batch.len() < WALK_BATCH
                         || tx
                             .send(std::mem::replace(
@@ -529,28 +589,26 @@ impl CodeSearch {
                 }
                 drop(tx);
                 if all.len() <= PROBE_MAX_FILES {
-                    ahead.probe_backwards(&all, matcher);
+                    ahead.probe_backwards(&all, matcher, open, hard_links);
                 }
             });
             let Ok(walker) = walker else {
-                walk(&mut PathBuf::from(&p.root), ext, &mut |path| {
-                    if regex {
-                        found.visited.push(path.to_path_buf());
-                    }
-                    self.scan_file(path, p, matcher, buf, seen, found)
-                });
+                walk(open, &mut p.sub.clone(), ext, &mut |v| scan_here(v, found));
                 return;
             };
             let mut index = 0;
             'scan: for batch in rx.iter() {
-                for path in batch {
+                for v in batch {
                     let skip = ahead.claim(index).map(|skipped| found.skipped += skipped);
                     index += 1;
-                    let more =
-                        skip.is_some() || self.scan_file(&path, p, matcher, buf, seen, found);
-                    if regex {
-                        found.visited.push(path);
-                    }
+                    let more = if skip.is_some() {
+                        if regex {
+                            found.visited.push(v);
+                        }
+                        true
+                    } else {
+                        scan_here(&v, found)
+                    };
                     if !more {
                         break 'scan;
                     }
@@ -565,35 +623,29 @@ impl CodeSearch {
     }
 
     /// Scan one file; `false` once enough rows are collected.
+    #[allow(clippy::too_many_arguments)]
     fn scan_file(
         &self,
-        path: &Path,
+        open: &OpenRoot,
+        v: &Visit,
         p: &Planned,
         matcher: &Matcher,
         buf: &mut Vec<u8>,
         seen: &mut usize,
         found: &mut Found,
     ) -> bool {
-        if !scan::read_file(path, MAX_FILE_BYTES, buf) {
+        if !read_visit(open, v, self.hard_links(), buf) {
             return true;
         }
         let buf = &buf[..];
-        let mut file: Option<Vec<u8>> = None;
         scan::for_each_match(buf, matcher, &mut found.skipped, |line: Line| {
             *seen += 1;
             if *seen <= p.offset {
                 return true;
             }
             let c = p.context_lines;
-            let file = file.get_or_insert_with(|| {
-                let full = path.to_string_lossy();
-                full.as_bytes()
-                    .get(self.root.len() + 1..)
-                    .unwrap_or(b"")
-                    .to_vec()
-            });
             found.rows.push(Row {
-                file: file.clone(),
+                file: v.rel.clone(),
                 line: line.number,
                 text: buf[line.start..line.end].to_vec(),
                 before: scan::lines_before(buf, line.start, c),
@@ -604,32 +656,48 @@ impl CodeSearch {
     }
 }
 
-/// Walk `dir` in name order, calling `visit` with each file to scan (noise folders, secret
-/// files and other extensions left out) and descending into folders; `false` once `visit`
-/// returned `false`. Entry types come from `listing`: links to files are scanned, links to
-/// folders are not followed.
-fn walk(dir: &mut PathBuf, extension: &str, visit: &mut dyn FnMut(&Path) -> bool) -> bool {
-    let Some(entries) = listing::list(dir) else {
+/// Walk the folder `rel` (relative to the root, opened beneath it with no link crossed) in name
+/// order, calling `visit` with each file to scan (noise folders, secret files and other
+/// extensions left out) and descending into folders; `false` once `visit` returned `false`.
+/// Entry types come from `listing`: links to files are handed over as links (followed and
+/// judged when opened), links to folders are not followed.
+fn walk(
+    open: &OpenRoot,
+    rel: &mut Vec<u8>,
+    extension: &str,
+    visit: &mut dyn FnMut(&Visit) -> bool,
+) -> bool {
+    let Ok(dir) = open.open_judged(rel, false, Want::Dir, HardLinks::Allow, &|_| false) else {
         return true;
     };
+    let Some(entries) = listing::list_fd(dir.file.as_fd()) else {
+        return true;
+    };
+    let base = rel.len();
     for (name, kind) in entries {
         let name_s = String::from_utf8_lossy(&name);
         if code_search_skips_dir(&name_s) {
             continue;
         }
-        dir.push(std::ffi::OsStr::from_bytes(&name));
+        if !rel.is_empty() {
+            rel.push(b'/');
+        }
+        rel.extend_from_slice(&name);
         let go_on = match kind {
-            Kind::Dir => walk(dir, extension, visit),
-            Kind::File => {
+            Kind::Dir => walk(open, rel, extension, visit),
+            Kind::File | Kind::FileLink => {
                 code_search_skips_file(&name_s)
                     || !extension_matches(&name, extension)
-                    || visit(dir)
+                    || visit(&Visit {
+                        rel: rel.clone(),
+                        link: kind == Kind::FileLink,
+                    })
             }
             // As the reference's directory iterator: a link to a folder is not descended into
             // (which also keeps link cycles from multiplying the walk).
-            Kind::DirLink | Kind::Other => true,
+            Kind::DirLink | Kind::Other | Kind::OtherLink => true,
         };
-        dir.pop();
+        rel.truncate(base);
         if !go_on {
             return false;
         }
@@ -663,12 +731,18 @@ const NO_MATCH: usize = 3;
 
 impl Ahead {
     /// Probe files from the last backwards until the scanning thread is reached.
-    fn probe_backwards(&self, files: &[PathBuf], matcher: &Matcher) {
+    fn probe_backwards(
+        &self,
+        files: &[Visit],
+        matcher: &Matcher,
+        open: &OpenRoot,
+        hard_links: HardLinks,
+    ) {
         let states = self
             .states
             .get_or_init(|| files.iter().map(|_| AtomicUsize::new(FREE)).collect());
         let mut buf = Vec::new();
-        for (i, path) in files.iter().enumerate().rev() {
+        for (i, v) in files.iter().enumerate().rev() {
             if self.stop.load(Ordering::Acquire)
                 || i < self.next_here.load(Ordering::Acquire)
                 || states[i]
@@ -679,7 +753,7 @@ impl Ahead {
             }
             let mut hit = false;
             let mut skipped = 0;
-            if scan::read_file(path, MAX_FILE_BYTES, &mut buf) {
+            if read_visit(open, v, hard_links, &mut buf) {
                 scan::for_each_match(&buf, matcher, &mut skipped, |_| {
                     hit = true;
                     false
@@ -802,12 +876,8 @@ impl NativeTool for CodeSearch {
             return Err(ToolError::tool("code_search: invalid regex pattern."));
         }
         let sub = String::from_utf8_lossy(&sub).into_owned();
-        let root = self.resolve_root(&sub).map_err(ToolError::Tool)?;
-        if !Path::new(&root).is_dir() {
-            return Err(ToolError::Tool(format!(
-                "code_search: directory not found: {sub}"
-            )));
-        }
+        let open = self.open_root(&sub).map_err(ToolError::Tool)?;
+        let sub = self.resolve_sub(&open, &sub).map_err(ToolError::Tool)?;
         let ext = input.get("extension").map(php_string).unwrap_or_default();
         let ext = String::from_utf8_lossy(&ext)
             .trim_start_matches('.')
@@ -815,7 +885,7 @@ impl NativeTool for CodeSearch {
         let context = php_int(input.get("context_lines")).clamp(0, MAX_CONTEXT_LINES) as usize;
         Ok(Planned {
             pattern,
-            root,
+            sub,
             extension: ext,
             is_regex,
             context_lines: context,
@@ -834,8 +904,12 @@ impl NativeTool for CodeSearch {
             .ok_or_else(|| ToolError::tool("code_search: invalid regex pattern."))?;
         let mut s = Scan::new(matcher);
         self.walk_and_scan(p, &mut s, true);
-        if let Some(warning) = s.found.skipped_warning() {
-            host.warn(&warning);
+        if s.found.skipped > 0 {
+            if let Ok(open) = OpenRoot::get(&self.root) {
+                if let Some(warning) = s.found.skipped_warning(&open, self.hard_links()) {
+                    host.warn(&warning);
+                }
+            }
         }
         Ok(s.found)
     }

@@ -9,6 +9,10 @@
 //! - an absolute path is traversal; file_edit's rules (file_read's plus the build files and
 //!   `.github`, `.git`, `.circleci`, with the tool's own noise folders) judge the path as given,
 //!   the workspace resolves it (file_edit policy), and the rules judge the real path again;
+//! - the real path the resolution judged is opened beneath the open root with no link crossed
+//!   (`workspace::beneath`) and read through that descriptor, so a name swapped for a link
+//!   after the check leads nowhere; a regular file with more than one hard link is refused
+//!   unless `allowHardLinks` (ours: another name of it may be a secret or lie outside);
 //! - the file must have been read by file_read in this run (the host's read log, keyed by the
 //!   real root and the real path);
 //! - files over `maxBytes` (2 MB by default) are refused by their size before any read; the
@@ -19,7 +23,7 @@
 //!   (`super::atomic_write`); the answer is `{status: edited, file, line_changed}` where the
 //!   line is the 1-based line the match starts on.
 
-use std::fs::File;
+use std::fs::{File, Metadata};
 use std::io::{Read as _, Seek as _, SeekFrom};
 use std::path::PathBuf;
 
@@ -28,7 +32,9 @@ use super::file_read::{php_string, resolve_root, BINARY_SNIFF_BYTES};
 use super::{success, Host, NativeTool, ToolError};
 use crate::core::security::blocked_paths::NOISE_DIRS;
 use crate::core::security::file_rules::{check_file_edit_with, sanitize_for_message};
-use crate::core::security::workspace::{is_absolute, Tool, Workspace};
+use crate::core::security::workspace::beneath::{HardLinks, Refused, Want};
+use crate::core::security::workspace::open_root::OpenRoot;
+use crate::core::security::workspace::{is_absolute, PathError, Tool};
 use crate::core::value::{Array, Value};
 
 /// `name()`.
@@ -92,6 +98,21 @@ pub struct FileEdit {
     pub follow_symlinks: bool,
     /// Noise folder names refused besides the security and edit ones.
     pub noise_dirs: Vec<String>,
+    /// Whether regular files with more than one hard link may be edited (`allowHardLinks`).
+    pub allow_hard_links: bool,
+}
+
+/// What the gate opened: the real path, the real root, and the file itself.
+#[derive(Debug)]
+pub struct Gated {
+    /// The real file.
+    pub real: PathBuf,
+    /// The real root.
+    pub root: String,
+    /// The file, opened beneath the root with no link crossed.
+    pub file: File,
+    /// Its metadata (fstat).
+    pub meta: Metadata,
 }
 
 /// The planned edit.
@@ -143,6 +164,7 @@ impl FileEdit {
             max_bytes: DEFAULT_MAX_BYTES,
             follow_symlinks: false,
             noise_dirs: NOISE_DIRS.iter().map(|s| (*s).to_string()).collect(),
+            allow_hard_links: false,
         }
     }
 
@@ -165,8 +187,9 @@ impl FileEdit {
         check_file_edit_with(path, &noise).map_err(|r| r.message)
     }
 
-    /// The whole gate: (real file, real root).
-    pub fn gate(&mut self, file: &str) -> Result<(PathBuf, String), String> {
+    /// The whole gate: the rules, the resolution, the rules on the real path, then the real
+    /// path opened beneath the root (no link crossed, hard links refused unless allowed).
+    pub fn gate(&mut self, file: &str) -> Result<Gated, String> {
         if is_absolute(file) {
             return Err(TRAVERSAL_MESSAGE.to_string());
         }
@@ -174,24 +197,51 @@ impl FileEdit {
             self.check(file)?;
         }
         let root = self.workspace_root();
-        let ws = Workspace::new(&root)
-            .map_err(|e| e.refusal(Tool::FileEdit).message)?
+        let open = OpenRoot::get(&root).map_err(|e| e.refusal(Tool::FileEdit).message)?;
+        let ws = open
+            .workspace()
+            .clone()
             .with_follow_symlinks(self.follow_symlinks);
         let resolved = ws
             .resolve_for(Tool::FileEdit, file)
             .map_err(|e| e.refusal().message)?;
         self.check(&resolved.display)?;
         self.check(&resolved.real_relative)?;
-        Ok((resolved.real, ws.root().to_string_lossy().into_owned()))
+        let opened = open
+            .open_judged(
+                resolved.real_relative.as_bytes(),
+                false,
+                Want::File,
+                HardLinks::allowed(self.allow_hard_links),
+                &|_| false,
+            )
+            .map_err(|r| match r {
+                Refused::Unreadable => {
+                    format!("file_edit: cannot read: {}", sanitize_for_message(file))
+                }
+                r => {
+                    PathError {
+                        kind: r.kind(),
+                        tool: Tool::FileEdit,
+                        path: file.to_string(),
+                    }
+                    .refusal()
+                    .message
+                }
+            })?;
+        Ok(Gated {
+            real: resolved.real,
+            root: ws.root().to_string_lossy().into_owned(),
+            file: opened.file,
+            meta: opened.meta,
+        })
     }
 
-    /// Read the whole file through one handle: size first (fstat), then the binary sniff,
-    /// then the content.
-    pub fn read(&self, real: &PathBuf, file: &str) -> Result<Vec<u8>, String> {
+    /// Read the whole file through the handle the gate opened: size first (its fstat), then
+    /// the binary sniff, then the content.
+    pub fn read(&self, mut handle: File, meta: &Metadata, file: &str) -> Result<Vec<u8>, String> {
         let s = sanitize_for_message(file);
         let cannot = || format!("file_edit: cannot read: {s}");
-        let mut handle = File::open(real).map_err(|_| cannot())?;
-        let meta = handle.metadata().map_err(|_| cannot())?;
         if meta.len() > self.max_bytes.max(0) as u64 {
             return Err(format!(
                 "file_edit: file too large to edit ({} bytes, limit {}): {s}",
@@ -261,7 +311,12 @@ impl NativeTool for FileEdit {
                 sanitize_for_message(&String::from_utf8_lossy(&raw))
             )));
         };
-        let (real, root) = self.gate(&file).map_err(ToolError::Tool)?;
+        let Gated {
+            real,
+            root,
+            file: handle,
+            meta,
+        } = self.gate(&file).map_err(ToolError::Tool)?;
         let real_text = real.to_string_lossy();
         if !host.was_read(&root, &real_text).map_err(ToolError::Host)? {
             return Err(ToolError::Tool(format!(
@@ -269,7 +324,7 @@ impl NativeTool for FileEdit {
                 sanitize_for_message(&file)
             )));
         }
-        let contents = self.read(&real, &file).map_err(ToolError::Tool)?;
+        let contents = self.read(handle, &meta, &file).map_err(ToolError::Tool)?;
         let s = sanitize_for_message(&file);
         let (count, first) = count_matches(&contents, &old, usize::MAX);
         let at = match (count, first) {

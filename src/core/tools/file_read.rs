@@ -11,7 +11,11 @@
 //!   in one `openat2` call beneath the root kept open by `workspace::open_root`, after one rules
 //!   check (the path as given, collapsed and real are then the same string); the open file is
 //!   handed to the read, so the path is resolved and opened once; anything else takes the full
-//!   walk, with the same answers;
+//!   walk, with the same answers, and then opens the real path the walk judged beneath the open
+//!   root with no link crossed (`workspace::beneath`): a name swapped for a link after the walk
+//!   leads nowhere, and what is read is the descriptor that was opened at planning;
+//! - a regular file with more than one hard link is refused unless `allowHardLinks` (ours:
+//!   another name of it may be `.env` or lie outside the workspace);
 //! - the first 8192 bytes are sniffed: a NUL byte means binary, refused;
 //! - without offset / limit / line_numbers: at most `maxBytes` bytes (16384 by default); a longer
 //!   file is cut, an incomplete UTF-8 sequence at the cut dropped, and
@@ -25,12 +29,12 @@
 
 use std::fs::File;
 use std::io::{BufRead, BufReader, Read as _, Seek, SeekFrom};
-use std::os::unix::fs::OpenOptionsExt;
-use std::path::Path;
+use std::os::unix::fs::MetadataExt;
 
 use super::{success, Host, NativeTool, ToolError};
 use crate::core::security::blocked_paths::NOISE_DIRS;
 use crate::core::security::file_rules::{check_file_read_with, sanitize_for_message, Refusal};
+use crate::core::security::workspace::beneath::{relative_inside, HardLinks, Refused, Want};
 use crate::core::security::workspace::open_root::{openat2_in_use, Beneath, OpenRoot};
 use crate::core::security::workspace::{is_clean_relative, PathError, PathErrorKind, Tool};
 use crate::core::value::{Array, Value};
@@ -115,6 +119,8 @@ pub struct FileRead {
     pub follow_symlinks: bool,
     /// Noise folder names refused besides the security ones.
     pub noise_dirs: Vec<String>,
+    /// Whether regular files with more than one hard link may be read (`allowHardLinks`; ours).
+    pub allow_hard_links: bool,
     /// The file the gate already opened for the planned path (taken by the read).
     prefetched: Prefetched,
 }
@@ -163,8 +169,13 @@ impl FileRead {
             max_bytes: DEFAULT_MAX_BYTES,
             follow_symlinks: false,
             noise_dirs: NOISE_DIRS.iter().map(|s| (*s).to_string()).collect(),
+            allow_hard_links: false,
             prefetched: Prefetched::default(),
         }
+    }
+
+    fn hard_links(&self) -> HardLinks {
+        HardLinks::allowed(self.allow_hard_links)
     }
 
     /// `workspaceRoot()`: the real root once it resolves (cached), else the configured path.
@@ -354,6 +365,25 @@ fn sniff(file: &mut File, size: u64) -> std::io::Result<Vec<u8>> {
 /// PHP `trim()`'s default set.
 const PHP_TRIM: &[char] = &[' ', '\t', '\n', '\r', '\0', '\x0B'];
 
+/// file_read's refusal of what could not be opened, about the path as shown.
+fn open_refusal(r: Refused, shown: &str) -> Refusal {
+    if r == Refused::Unreadable {
+        return Refusal {
+            code: "UNREADABLE",
+            message: format!(
+                "Cannot open file for reading: {}",
+                sanitize_for_message(shown)
+            ),
+        };
+    }
+    PathError {
+        kind: r.kind(),
+        tool: Tool::FileRead,
+        path: shown.to_string(),
+    }
+    .refusal()
+}
+
 impl FileRead {
     /// Resolve and judge `raw`, returning (shown path, real path, real root).
     pub fn gate(&mut self, raw: &str) -> Result<(String, String, String), Refusal> {
@@ -379,6 +409,11 @@ impl FileRead {
         {
             self.check(trimmed)?;
             match open.open_file(trimmed) {
+                Beneath::File(_, meta)
+                    if meta.nlink() > 1 && self.hard_links() == HardLinks::Refuse =>
+                {
+                    return Err(open_refusal(Refused::HardLink, trimmed));
+                }
                 Beneath::File(file, meta) => {
                     let mut real = String::with_capacity(open.root_str().len() + 1 + trimmed.len());
                     real.push_str(open.root_str());
@@ -420,8 +455,40 @@ impl FileRead {
         } else {
             resolved.display.clone()
         };
+        // Open what the walk judged (its real path, no link crossed), and read that descriptor.
+        let opened = open
+            .open_judged(
+                resolved.real_relative.as_bytes(),
+                false,
+                Want::File,
+                self.hard_links(),
+                &|_| false,
+            )
+            .map_err(|r| open_refusal(r, &shown))?;
         let real = resolved.real.to_string_lossy().into_owned();
+        self.prefetched.0.set(Some(Opened {
+            real: real.clone(),
+            file: opened.file,
+            size: opened.meta.len(),
+        }));
         Ok((shown, real, ws.root().to_string_lossy().into_owned()))
+    }
+
+    /// Open `real` (a path inside the root) beneath the open root with no link crossed: the read
+    /// of a path the gate did not open in this call.
+    fn open_real(&self, real: &str, shown: &str) -> Result<(File, u64), String> {
+        let not_found = || format!("File not found: {}", sanitize_for_message(shown));
+        let root = self
+            .root_resolved
+            .clone()
+            .unwrap_or_else(|| self.root_configured.clone());
+        let open = OpenRoot::get(&root).map_err(|_| not_found())?;
+        let rel =
+            relative_inside(open.root_str().as_bytes(), real.as_bytes()).ok_or_else(not_found)?;
+        let opened = open
+            .open_judged(rel, false, Want::File, self.hard_links(), &|_| false)
+            .map_err(|r| open_refusal(r, shown).message)?;
+        Ok((opened.file, opened.meta.len()))
     }
 
     /// Open the file, refuse a folder or a binary, and return it with its first bytes (the
@@ -431,32 +498,7 @@ impl FileRead {
         let cannot = || format!("Cannot open file for reading: {s}");
         let (mut file, size) = match self.prefetched.take_for(real) {
             Some(opened) => opened,
-            None => {
-                // Without blocking: a FIFO is then refused as not a file below instead of
-                // waiting for a writer (no effect on regular files).
-                let file = match std::fs::OpenOptions::new()
-                    .read(true)
-                    .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
-                    .open(Path::new(real))
-                {
-                    Ok(f) => f,
-                    Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                        return Err(format!("File not found: {s}"))
-                    }
-                    Err(_) if !Path::new(real).exists() => {
-                        return Err(format!("File not found: {s}"))
-                    }
-                    Err(_) if !Path::new(real).is_file() => {
-                        return Err(format!("Path is not a file: {s}"))
-                    }
-                    Err(_) => return Err(cannot()),
-                };
-                let meta = file.metadata().map_err(|_| cannot())?;
-                if !meta.is_file() {
-                    return Err(format!("Path is not a file: {s}"));
-                }
-                (file, meta.len())
-            }
+            None => self.open_real(real, shown)?,
         };
         let sample = sniff(&mut file, size).map_err(|_| cannot())?;
         if memchr::memchr(0, &sample).is_some() {

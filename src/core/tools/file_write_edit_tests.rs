@@ -398,3 +398,62 @@ fn count_matches_is_non_overlapping() {
         (0, None)
     );
 }
+
+#[test]
+fn edit_refuses_hard_links_unless_allowed_and_links_out() {
+    let w = ws("e5");
+    let outside = ws("e5-out");
+    std::fs::write(outside.0.join("secret.txt"), "KEY=a\n").unwrap();
+    std::fs::write(w.0.join(".env"), "KEY=a\n").unwrap();
+    std::fs::hard_link(outside.0.join("secret.txt"), w.0.join("out.txt")).unwrap();
+    std::fs::hard_link(w.0.join(".env"), w.0.join("env.txt")).unwrap();
+    std::os::unix::fs::symlink(outside.0.join("secret.txt"), w.0.join("link.txt")).unwrap();
+    let mut host = LogHost::default();
+    let mut t = edit_tool(&w);
+    let m = |t: &mut FileEdit, host: &mut LogHost, p: &str| {
+        tool_msg(edit(
+            t,
+            host,
+            &[("path", p), ("old_str", "a"), ("new_str", "b")],
+        ))
+    };
+    for p in ["out.txt", "env.txt", "./out.txt"] {
+        assert_eq!(
+            m(&mut t, &mut host, p),
+            "file_edit: Access denied: the file has more than one hard link.",
+            "{p}"
+        );
+    }
+    assert_eq!(
+        m(&mut t, &mut host, "link.txt"),
+        "file_edit: Access denied: path contains a symlink."
+    );
+    t.follow_symlinks = true;
+    assert_eq!(
+        m(&mut t, &mut host, "link.txt"),
+        file_edit::TRAVERSAL_MESSAGE
+    );
+    // Allowed: the prior-read gate applies as usual, then the edit replaces this name only.
+    t.allow_hard_links = true;
+    assert_eq!(
+        m(&mut t, &mut host, "out.txt"),
+        "file_edit: file_read must be called on out.txt before editing it."
+    );
+    let mut r = FileRead::new(s(&w.0));
+    r.allow_hard_links = true;
+    run(&mut r, &mut host, &input(&[("path", "out.txt")])).unwrap();
+    edit(
+        &mut t,
+        &mut host,
+        &[("path", "out.txt"), ("old_str", "a"), ("new_str", "b")],
+    )
+    .unwrap();
+    assert_eq!(
+        std::fs::read_to_string(w.0.join("out.txt")).unwrap(),
+        "KEY=b\n"
+    );
+    assert_eq!(
+        std::fs::read_to_string(outside.0.join("secret.txt")).unwrap(),
+        "KEY=a\n"
+    );
+}

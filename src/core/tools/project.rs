@@ -2,16 +2,24 @@
 //! the reference's order), the Composer packages of `composer.lock`, and the file tree with
 //! depth clamped to 1..4 (default 2). Unlike the reference, each folder's entries are sorted by
 //! name so the same project always gives the same tree.
+//!
+//! Links and hard links (ours: the reference lists and reads whatever a name leads to): the
+//! tree's folders are opened beneath the open project root with no link crossed; a link (to a
+//! folder, a file or anything else) is listed only when what it leads to is inside the project
+//! and not a secret or a folder the tree leaves out, judged on the opened descriptor, and a
+//! linked folder is listed through that descriptor; a regular file with more than one hard link
+//! is left out unless `allowHardLinks`; `composer.lock` is read under the same rules.
 
 use std::cell::Cell;
-use std::ffi::OsStr;
-use std::fs;
-use std::os::unix::ffi::OsStrExt;
-use std::path::{Path, PathBuf};
+use std::io::Read as _;
+use std::os::fd::AsFd;
+use std::path::Path;
 
 use super::code_search::listing::{self, Kind};
 use super::{success, Host, NativeTool, ToolError};
-use crate::core::security::file_rules::project_skips_entry;
+use crate::core::security::file_rules::{is_blocked_path, project_skips_entry, project_skips_path};
+use crate::core::security::workspace::beneath::{hard_linked_at, HardLinks, Want};
+use crate::core::security::workspace::open_root::OpenRoot;
 use crate::core::value::{Array, Value};
 
 /// The tool's name.
@@ -73,6 +81,22 @@ pub fn input_schema() -> Value {
 pub struct Project {
     /// The project root.
     pub root: String,
+    /// Whether files with more than one hard link are listed and read (`allowHardLinks`; ours).
+    pub allow_hard_links: bool,
+}
+
+impl Project {
+    /// A tool on `root`, hard-linked files left out.
+    pub fn new(root: impl Into<String>) -> Project {
+        Project {
+            root: root.into(),
+            allow_hard_links: false,
+        }
+    }
+
+    fn hard_links(&self) -> HardLinks {
+        HardLinks::allowed(self.allow_hard_links)
+    }
 }
 
 /// PHP's `dirname()` of an absolute or relative path, enough to tell the filesystem root.
@@ -93,13 +117,21 @@ pub fn detect(root: &str) -> &'static str {
     "unknown"
 }
 
-/// `[{name, version}]` from composer.lock's `packages`.
-pub fn packages(root: &str) -> Value {
-    let lock = format!("{root}/composer.lock");
-    if !Path::new(&lock).is_file() {
-        return Value::list(Vec::<Value>::new());
+/// `[{name, version}]` from composer.lock's `packages`; none when the file is missing, or is
+/// a link out of the project or to a secret, or has more than one hard link (unless allowed).
+pub fn packages(root: &str, hard_links: HardLinks) -> Value {
+    let none = || Value::list(Vec::<Value>::new());
+    let Ok(open) = OpenRoot::get(root) else {
+        return none();
+    };
+    let blocked = |real: &[u8]| is_blocked_path(&String::from_utf8_lossy(real));
+    let Ok(mut lock) = open.open_entry(b"composer.lock", Want::File, hard_links, &blocked) else {
+        return none();
+    };
+    let mut text = Vec::new();
+    if lock.file.read_to_end(&mut text).is_err() {
+        text.clear();
     }
-    let text = fs::read(&lock).unwrap_or_default();
     let parsed: serde_json::Value =
         serde_json::from_slice(&text).unwrap_or(serde_json::Value::Null);
     let list: Vec<serde_json::Value> = match parsed.get("packages") {
@@ -124,40 +156,104 @@ pub fn packages(root: &str) -> Value {
 }
 
 /// The tree below `dir`: folders as `name/` keys holding their own tree, files (and anything
-/// else that is not a folder, links followed) as list entries. Entry types come from
-/// `listing` (no `stat` per entry); a folder at the depth limit is not listed.
-pub fn tree(dir: &Path, depth: i64, level: i64) -> Array {
+/// else that is not a folder) as list entries. Entry types come from `listing` (no `stat` per
+/// entry); a folder at the depth limit is not listed. Links are judged as the module says.
+pub fn tree(dir: &Path, depth: i64, level: i64, hard_links: HardLinks) -> Array {
     if level >= depth {
         return Array::new();
     }
-    tree_in(&mut dir.to_path_buf(), depth, level)
-}
-
-fn tree_in(dir: &mut PathBuf, depth: i64, level: i64) -> Array {
-    let Some(entries) = listing::list(dir) else {
+    let Some(open) = dir.to_str().and_then(|d| OpenRoot::get(d).ok()) else {
         return Array::new();
     };
-    let mut items = Array::with_capacity(entries.len());
-    for (mut name, kind) in entries {
-        if project_skips_entry(&String::from_utf8_lossy(&name)) {
-            continue;
-        }
-        if !matches!(kind, Kind::Dir | Kind::DirLink) {
-            let _ = items.push(Value::Str(name));
-            continue;
-        }
-        let sub = if level + 1 >= depth {
-            Array::new()
-        } else {
-            dir.push(OsStr::from_bytes(&name));
-            let sub = tree_in(dir, depth, level + 1);
-            dir.pop();
-            sub
+    let Ok(top) = open.open_judged(b"", false, Want::Dir, hard_links, &|_| false) else {
+        return Array::new();
+    };
+    let walk = TreeWalk {
+        open: &open,
+        depth,
+        hard_links,
+    };
+    walk.list(&top.file, &mut Vec::new(), level)
+}
+
+/// One tree being listed beneath the open project root.
+struct TreeWalk<'a> {
+    open: &'a OpenRoot,
+    depth: i64,
+    hard_links: HardLinks,
+}
+
+impl TreeWalk<'_> {
+    /// The entries of the open folder `dir`, whose real path relative to the root is `rel`.
+    fn list(&self, dir: &std::fs::File, rel: &mut Vec<u8>, level: i64) -> Array {
+        let Some(entries) = listing::list_fd(dir.as_fd()) else {
+            return Array::new();
         };
-        name.push(b'/');
-        items.insert(name, Value::Array(sub));
+        let skips = |real: &[u8]| project_skips_path(&String::from_utf8_lossy(real));
+        let base = rel.len();
+        let mut items = Array::with_capacity(entries.len());
+        for (mut name, kind) in entries {
+            if project_skips_entry(&String::from_utf8_lossy(&name)) {
+                continue;
+            }
+            if !rel.is_empty() {
+                rel.push(b'/');
+            }
+            rel.extend_from_slice(&name);
+            let deeper = level + 1 < self.depth;
+            let entry = match kind {
+                Kind::Dir => Some(if deeper {
+                    self.open
+                        .open_judged(rel, false, Want::Dir, self.hard_links, &|_| false)
+                        .map(|d| self.list(&d.file, rel, level + 1))
+                        .unwrap_or_default()
+                } else {
+                    Array::new()
+                }),
+                Kind::DirLink => self
+                    .open
+                    .open_judged(rel, true, Want::Dir, self.hard_links, &skips)
+                    .ok()
+                    .map(|d| {
+                        if deeper {
+                            self.list(&d.file, &mut d.real_relative.clone(), level + 1)
+                        } else {
+                            Array::new()
+                        }
+                    }),
+                Kind::File
+                    if self.hard_links == HardLinks::Refuse
+                        && hard_linked_at(dir.as_fd(), &name) =>
+                {
+                    rel.truncate(base);
+                    continue;
+                }
+                Kind::FileLink | Kind::OtherLink => {
+                    let judged =
+                        self.open
+                            .open_judged(rel, true, Want::Any, self.hard_links, &skips);
+                    rel.truncate(base);
+                    if judged.is_ok() {
+                        let _ = items.push(Value::Str(name));
+                    }
+                    continue;
+                }
+                Kind::File | Kind::Other => None,
+            };
+            rel.truncate(base);
+            match (kind.is_dir(), entry) {
+                (true, Some(sub)) => {
+                    name.push(b'/');
+                    items.insert(name, Value::Array(sub));
+                }
+                (true, None) => {}
+                (false, _) => {
+                    let _ = items.push(Value::Str(name));
+                }
+            }
+        }
+        items
     }
-    items
 }
 
 /// The planned depth.
@@ -223,10 +319,10 @@ impl NativeTool for Project {
         Ok(Cell::new(Some(Value::from_pairs([
             ("framework", Value::str(detect(&self.root))),
             ("root", Value::str(&self.root)),
-            ("packages", packages(&self.root)),
+            ("packages", packages(&self.root, self.hard_links())),
             (
                 "file_tree",
-                Value::Array(tree(Path::new(&self.root), p.depth, 0)),
+                Value::Array(tree(Path::new(&self.root), p.depth, 0, self.hard_links())),
             ),
         ]))))
     }

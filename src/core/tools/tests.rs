@@ -373,3 +373,134 @@ fn configured_root_default_and_trailing_separator() {
         "Workspace root not found: /nonexistent-phpclaw-root"
     );
 }
+
+/// A workspace with a secret, a file outside it, and hard links and links to both.
+fn linked(tag: &str) -> (Ws, PathBuf) {
+    let ws = workspace(tag);
+    let outside = ws.0.with_extension("outside");
+    let _ = std::fs::remove_dir_all(&outside);
+    std::fs::create_dir_all(&outside).unwrap();
+    std::fs::write(outside.join("secret.txt"), "SECRET outside").unwrap();
+    std::fs::write(ws.0.join(".env"), "SECRET=1").unwrap();
+    std::fs::write(ws.0.join("notes.txt"), "notes").unwrap();
+    std::fs::create_dir_all(ws.0.join("sub")).unwrap();
+    std::fs::hard_link(ws.0.join(".env"), ws.0.join("innocent.txt")).unwrap();
+    std::fs::hard_link(outside.join("secret.txt"), ws.0.join("sub/out.txt")).unwrap();
+    let link = |t: &str, at: &str| std::os::unix::fs::symlink(t, ws.0.join(at)).unwrap();
+    link("innocent.txt", "to-hard.txt");
+    link("notes.txt", "one.txt");
+    link("one.txt", "two.txt");
+    link("../notes.txt", "sub/up.txt");
+    link(".env", "env.txt");
+    link("env.txt", "env-chain.txt");
+    link(outside.join("secret.txt").to_str().unwrap(), "abs-out.txt");
+    link("../../phpclaw-outside/x", "sub/rel-out.txt");
+    link("sub", "sub-link");
+    (ws, outside)
+}
+
+const HARD_LINK: &str = "Access denied: the file has more than one hard link.";
+
+#[test]
+fn hard_links_are_refused_unless_allowed() {
+    let (ws, outside) = linked("hard");
+    let mut t = FileRead::new(ws.0.to_string_lossy().into_owned());
+    // The kernel-opened plain case and the full walk (a path that is not plain) alike.
+    for p in [
+        "innocent.txt",
+        "./innocent.txt",
+        "sub/out.txt",
+        "sub//out.txt",
+    ] {
+        assert_eq!(
+            run_err(&mut t, &input(&[("path", Value::str(p))])),
+            HARD_LINK,
+            "{p}"
+        );
+    }
+    t.follow_symlinks = true;
+    assert_eq!(
+        run_err(&mut t, &input(&[("path", Value::str("to-hard.txt"))])),
+        HARD_LINK
+    );
+    t.allow_hard_links = true;
+    let out = run_ok(&mut t, &input(&[("path", Value::str("sub/out.txt"))]));
+    assert!(out.contains("SECRET outside"), "{out}");
+    let out = run_ok(&mut t, &input(&[("path", Value::str("./innocent.txt"))]));
+    assert!(out.contains("SECRET=1"), "{out}");
+    let _ = std::fs::remove_dir_all(outside);
+}
+
+#[test]
+fn followed_links_are_read_only_inside_and_unblocked() {
+    let (ws, outside) = linked("follow");
+    let mut t = FileRead::new(ws.0.to_string_lossy().into_owned());
+    let msg = |t: &mut FileRead, p: &str| run_err(t, &input(&[("path", Value::str(p))]));
+    // Not followed by default, whatever the shape.
+    for p in [
+        "one.txt",
+        "two.txt",
+        "sub/up.txt",
+        "env.txt",
+        "abs-out.txt",
+        "sub-link/out.txt",
+    ] {
+        assert_eq!(
+            msg(&mut t, p),
+            "Access denied: path contains a symlink.",
+            "{p}"
+        );
+    }
+    t.follow_symlinks = true;
+    for p in ["one.txt", "two.txt", "sub/up.txt"] {
+        let out = run_ok(&mut t, &input(&[("path", Value::str(p))]));
+        assert!(out.contains("\"content\":\"notes\""), "{p}: {out}");
+    }
+    assert_eq!(msg(&mut t, "env.txt"), "Access to '.env' files is blocked.");
+    assert_eq!(
+        msg(&mut t, "env-chain.txt"),
+        "Access to '.env' files is blocked."
+    );
+    assert_eq!(
+        msg(&mut t, "abs-out.txt"),
+        "Path traversal detected: access denied."
+    );
+    assert_eq!(
+        msg(&mut t, "sub/rel-out.txt"),
+        "Access denied: path contains a symlink."
+    );
+    let _ = std::fs::remove_dir_all(outside);
+}
+
+#[test]
+fn what_is_read_is_what_was_opened_at_planning() {
+    let (ws, outside) = linked("swap");
+    for (follow, p) in [
+        (false, "notes.txt"),
+        (false, "./notes.txt"),
+        (true, "one.txt"),
+    ] {
+        std::fs::write(ws.0.join("notes.txt"), "notes").unwrap();
+        let mut t = FileRead::new(ws.0.to_string_lossy().into_owned());
+        t.follow_symlinks = follow;
+        let planned = t
+            .plan(&input(&[("path", Value::str(p))]), &mut host())
+            .unwrap();
+        // The name now leads out of the workspace.
+        std::fs::remove_file(ws.0.join("notes.txt")).unwrap();
+        std::os::unix::fs::symlink(outside.join("secret.txt"), ws.0.join("notes.txt")).unwrap();
+        let read = t.perform(&planned, &mut host()).unwrap();
+        assert_eq!(read.content, b"notes", "{p}");
+        std::fs::remove_file(ws.0.join("notes.txt")).unwrap();
+    }
+    // A read the gate did not open (a path given straight to read_truncated) opens beneath
+    // the root too: the planted link is refused, not followed.
+    std::os::unix::fs::symlink(outside.join("secret.txt"), ws.0.join("notes.txt")).unwrap();
+    let t = FileRead::new(ws.0.to_string_lossy().into_owned());
+    let real = ws.0.join("notes.txt").to_string_lossy().into_owned();
+    assert_eq!(
+        t.read_truncated(&real, "notes.txt").unwrap_err(),
+        "Access denied: path contains a symlink."
+    );
+    let _ = std::fs::remove_dir_all(outside);
+}

@@ -4,17 +4,43 @@
 //! - `output_name` keeps only ASCII letters, digits, `_` and `-`; empty `source_dir` or an
 //!   empty filtered name is refused, so the archive name can never leave the temp directory;
 //! - `source_dir` (leading `/` and `\` dropped) must resolve to a folder inside the workspace
-//!   root (real paths compared on a separator boundary);
+//!   root (the sandbox's resolution, links followed only inside, `..` above the root refused),
+//!   not inside a security folder;
 //! - every regular file below it becomes `{output_name}/{relative path}`, entries sorted by
-//!   path; symlinked folders are not descended, a symlinked file is packed only when its
-//!   target is a regular file inside the workspace (sandbox rule, stricter than the reference);
+//!   path; symlinked folders are not descended;
 //! - an existing archive of the same name is replaced.
+//!
+//! Added (holes closed; the reference packs whatever it finds):
+//! - secrets are never packed: a file whose workspace path is blocked (the file tools' lists:
+//!   `.env` family, key and certificate extensions, credential names, backups of them) and
+//!   anything in a security folder (`.git`, `.ssh`, …) are left out;
+//! - everything is opened beneath the open workspace root with no link crossed, so a name
+//!   swapped for a link after the walk saw it leads nowhere; a link to a file is packed only
+//!   when the opened file's real path is inside the workspace and not blocked, and it is read
+//!   through the descriptor that was judged; the source folder is opened again the same way, so
+//!   one swapped for a link after planning is not followed;
+//! - a regular file with more than one hard link is left out unless `allowHardLinks` (another
+//!   name of it may be a secret or lie outside the workspace);
+//! - the result's `warnings` say what was left out and why (names as in the archive, never a
+//!   file's content);
+//! - the archive is written to a new file created exclusively (`O_CREAT | O_EXCL`, random
+//!   name, mode 0600) in the temp directory and then renamed over `{output_name}.zip`: a link
+//!   planted at that name is replaced, never followed, and other users of a shared temp
+//!   directory cannot read the archive.
 
-use std::fs;
 use std::io::Write;
+use std::os::fd::AsFd;
+use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
+use super::code_search::listing::{self, Kind};
 use super::{success, Host, NativeTool, ToolError};
+use crate::core::security::file_rules::{
+    is_blocked_path, is_security_dir, resolve_checked, sanitize_for_message, Rules,
+};
+use crate::core::security::workspace::beneath::{HardLinks, Refused, Want};
+use crate::core::security::workspace::open_root::OpenRoot;
+use crate::core::security::workspace::{PathError, RootErrorKind, Tool};
 use crate::core::value::Value;
 
 /// The tool name.
@@ -58,6 +84,12 @@ pub fn input_schema() -> Value {
     ])
 }
 
+/// Mode of the archive: readable by its owner only.
+pub const ARCHIVE_MODE: u32 = 0o600;
+
+/// Names quoted per warning at most (the count is always given).
+pub const MAX_NAMES_PER_WARNING: usize = 10;
+
 /// The tool's configuration.
 #[derive(Debug, Clone)]
 pub struct ZipPackage {
@@ -65,18 +97,50 @@ pub struct ZipPackage {
     pub root: String,
     /// Where archives go (`sys_get_temp_dir()`).
     pub temp_dir: PathBuf,
+    /// Whether files with more than one hard link are packed (`allowHardLinks`; ours).
+    pub allow_hard_links: bool,
 }
 
 /// The planned archive.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Planned {
-    /// The real source folder.
-    pub source: PathBuf,
+    /// The source folder as given (messages).
+    pub shown: String,
+    /// The source folder's real path relative to the real workspace root (`""`: the root).
+    pub source: String,
     /// The filtered name.
     pub output_name: String,
-    /// The real workspace root (sandbox for symlinked files).
-    pub base: PathBuf,
 }
+
+/// Why an entry was left out of the archive: one warning per reason, in this order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Skip {
+    /// A secret file or a security folder, by its path in the workspace.
+    Blocked,
+    /// A link out of the workspace, to a blocked path, dangling, or that could not be judged.
+    Link,
+    /// A regular file with more than one hard link.
+    HardLink,
+    /// A link to a folder (never followed).
+    FolderLink,
+}
+
+/// Skip reasons in warning order, each with the words of its warning.
+pub const SKIP_WARNINGS: [(Skip, &str); 4] = [
+    (
+        Skip::Blocked,
+        "secret file(s) or security folder(s) left out (secrets are never packed)",
+    ),
+    (
+        Skip::Link,
+        "link(s) left out: they lead out of the workspace, to a blocked file or nowhere",
+    ),
+    (
+        Skip::HardLink,
+        "file(s) with more than one hard link left out (allowHardLinks permits them)",
+    ),
+    (Skip::FolderLink, "link(s) to folders not followed"),
+];
 
 /// The written archive.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -87,6 +151,8 @@ pub struct Packed {
     pub files: usize,
     /// Archive size.
     pub size_bytes: u64,
+    /// What was left out, as warnings.
+    pub warnings: Vec<String>,
 }
 
 /// The name with everything but `[A-Za-z0-9_-]` removed.
@@ -97,47 +163,127 @@ pub fn filter_name(raw: &[u8]) -> String {
         .collect()
 }
 
-fn inside(path: &Path, base: &Path) -> bool {
-    path.starts_with(base)
+/// One entry the walk found: its path relative to the source folder, and whether it is a link
+/// (followed and judged when it is opened).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Entry {
+    /// `/`-separated path below the source folder.
+    pub rel: Vec<u8>,
+    /// The entry is a link to a file.
+    pub link: bool,
 }
 
-/// Every file to pack under `dir`, as (relative path with `/`, absolute path), sorted.
-pub fn collect(dir: &Path, base: &Path) -> std::io::Result<Vec<(String, PathBuf)>> {
-    let mut out = Vec::new();
-    walk(dir, "", base, &mut out)?;
-    out.sort_by(|a, b| a.0.cmp(&b.0));
+/// What the walk found: the entries to pack, sorted by path, and what it left out.
+#[derive(Debug, Default)]
+pub struct Collected {
+    /// Files to pack, in archive order.
+    pub entries: Vec<Entry>,
+    /// Entries left out, with why (paths below the source folder; folders end in `/`).
+    pub skipped: Vec<(Skip, Vec<u8>)>,
+}
+
+/// `a/b` from a folder path (possibly empty) and a name.
+fn join(prefix: &[u8], name: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(prefix.len() + 1 + name.len());
+    out.extend_from_slice(prefix);
+    if !prefix.is_empty() {
+        out.push(b'/');
+    }
+    out.extend_from_slice(name);
+    out
+}
+
+fn lossy(b: &[u8]) -> std::borrow::Cow<'_, str> {
+    String::from_utf8_lossy(b)
+}
+
+/// Every entry below the source folder `source` (relative to the open root), listed through
+/// descriptors opened beneath the root with no link crossed: folders are descended unless they
+/// are security folders, files whose workspace path is blocked are left out, links to files are
+/// kept to be judged when opened, links to folders are left out.
+pub fn collect(open: &OpenRoot, source: &str) -> Result<Collected, Refused> {
+    let mut out = Collected::default();
+    let dir = open.open_judged(
+        source.as_bytes(),
+        false,
+        Want::Dir,
+        HardLinks::Allow,
+        &|_| false,
+    )?;
+    walk(open, source.as_bytes(), &dir.file, &[], &mut out);
+    out.entries.sort_by(|a, b| a.rel.cmp(&b.rel));
     Ok(out)
 }
 
-fn walk(
-    dir: &Path,
-    prefix: &str,
-    base: &Path,
-    out: &mut Vec<(String, PathBuf)>,
-) -> std::io::Result<()> {
-    for entry in fs::read_dir(dir)? {
-        let entry = entry?;
-        let name = entry.file_name().to_string_lossy().into_owned();
-        let rel = if prefix.is_empty() {
-            name
-        } else {
-            format!("{prefix}/{name}")
-        };
-        let path = entry.path();
-        let ft = entry.file_type()?;
-        if ft.is_dir() {
-            walk(&path, &rel, base, out)?;
-        } else if ft.is_file() {
-            out.push((rel, path));
-        } else if ft.is_symlink() {
-            if let Ok(target) = fs::canonicalize(&path) {
-                if target.is_file() && inside(&target, base) {
-                    out.push((rel, target));
+fn walk(open: &OpenRoot, source: &[u8], dir: &std::fs::File, rel: &[u8], out: &mut Collected) {
+    let Some(entries) = listing::list_fd(dir.as_fd()) else {
+        return;
+    };
+    for (name, kind) in entries {
+        let child = join(rel, &name);
+        let in_workspace = join(source, &child);
+        match kind {
+            Kind::Dir if is_security_dir(&lossy(&name)) => {
+                let mut shown = child;
+                shown.push(b'/');
+                out.skipped.push((Skip::Blocked, shown));
+            }
+            Kind::Dir => {
+                if let Ok(sub) =
+                    open.open_judged(&in_workspace, false, Want::Dir, HardLinks::Allow, &|_| {
+                        false
+                    })
+                {
+                    walk(open, source, &sub.file, &child, out);
                 }
             }
+            Kind::File | Kind::FileLink if is_blocked_path(&lossy(&in_workspace)) => {
+                out.skipped.push((Skip::Blocked, child));
+            }
+            Kind::File | Kind::FileLink => out.entries.push(Entry {
+                rel: child,
+                link: kind == Kind::FileLink,
+            }),
+            Kind::DirLink => out.skipped.push((Skip::FolderLink, child)),
+            Kind::OtherLink => out.skipped.push((Skip::Link, child)),
+            // FIFOs, sockets, devices: not files (as the reference's isFile()).
+            Kind::Other => {}
         }
     }
-    Ok(())
+}
+
+/// The warnings for what was left out: per reason, the count and the first names (sanitised,
+/// as every path a message quotes).
+pub fn warnings(skipped: &[(Skip, Vec<u8>)]) -> Vec<String> {
+    let mut out = Vec::new();
+    for (reason, words) in SKIP_WARNINGS {
+        let mut names: Vec<&[u8]> = skipped
+            .iter()
+            .filter(|(r, _)| *r == reason)
+            .map(|(_, n)| n.as_slice())
+            .collect();
+        if names.is_empty() {
+            continue;
+        }
+        names.sort_unstable();
+        let shown: Vec<String> = names
+            .iter()
+            .take(MAX_NAMES_PER_WARNING)
+            .map(|n| sanitize_for_message(&lossy(n)))
+            .collect();
+        let more = names.len().saturating_sub(MAX_NAMES_PER_WARNING);
+        let tail = if more > 0 {
+            format!(", and {more} more")
+        } else {
+            String::new()
+        };
+        out.push(format!(
+            "zip_package: {} {words}: {}{tail}.",
+            names.len(),
+            shown.join(", ")
+        ));
+    }
+    out
 }
 
 fn php_string(v: Option<&Value>) -> Vec<u8> {
@@ -146,34 +292,93 @@ fn php_string(v: Option<&Value>) -> Vec<u8> {
 }
 
 impl ZipPackage {
-    /// A tool on `root` writing to the process temp directory.
+    /// A tool on `root` writing to the process temp directory, hard-linked files left out.
     pub fn new(root: String) -> ZipPackage {
         ZipPackage {
             root,
             temp_dir: std::env::temp_dir(),
+            allow_hard_links: false,
         }
+    }
+
+    /// The open workspace root, refused as a missing source (the reference's answer when
+    /// nothing resolves) or, ours, as the filesystem root.
+    fn open_root(&self, shown: &str) -> Result<std::sync::Arc<OpenRoot>, String> {
+        OpenRoot::get(&self.root).map_err(|e| match e.kind {
+            RootErrorKind::FilesystemRoot => e.refusal(Tool::ZipPackage).message,
+            _ => format!("zip_package: source_dir not found: {shown}"),
+        })
     }
 
     fn pack(&self, input: &Planned, zip_path: &Path) -> Result<Packed, String> {
         let cannot = || format!("zip_package: cannot create {}", zip_path.display());
-        let _ = fs::remove_file(zip_path);
-        let files = collect(&input.source, &input.base).map_err(|_| cannot())?;
-        let file = fs::File::create(zip_path).map_err(|_| cannot())?;
-        let mut zip = zip::ZipWriter::new(file);
+        let open = self.open_root(&input.shown)?;
+        let refusal = |r: Refused| {
+            PathError {
+                kind: r.kind(),
+                tool: Tool::ZipPackage,
+                path: input.shown.clone(),
+            }
+            .refusal()
+            .message
+        };
+        let mut found = collect(&open, &input.source).map_err(refusal)?;
+        let hard_links = HardLinks::allowed(self.allow_hard_links);
+        // A new file nobody else can have opened or linked: random name, O_CREAT | O_EXCL,
+        // mode 0600; renamed over the archive's name once complete.
+        let tmp = tempfile::Builder::new()
+            .prefix(&format!(".{}-", input.output_name))
+            .suffix(".zip.part")
+            .rand_bytes(8)
+            .permissions(std::fs::Permissions::from_mode(ARCHIVE_MODE))
+            .tempfile_in(&self.temp_dir)
+            .map_err(|_| cannot())?;
+        tmp.as_file()
+            .set_permissions(std::fs::Permissions::from_mode(ARCHIVE_MODE))
+            .map_err(|_| cannot())?;
+        let mut zip = zip::ZipWriter::new(tmp);
         let opts = zip::write::SimpleFileOptions::default()
             .compression_method(zip::CompressionMethod::Deflated);
-        for (rel, abs) in &files {
-            let data = fs::read(abs).map_err(|_| cannot())?;
-            zip.start_file(format!("{}/{}", input.output_name, rel), opts)
+        let blocked = |real: &[u8]| is_blocked_path(&lossy(real));
+        let mut files = 0;
+        for entry in &found.entries {
+            let in_workspace = join(input.source.as_bytes(), &entry.rel);
+            let mut file =
+                match open.open_judged(&in_workspace, entry.link, Want::File, hard_links, &blocked)
+                {
+                    Ok(o) => o.file,
+                    Err(Refused::HardLink) => {
+                        found.skipped.push((Skip::HardLink, entry.rel.clone()));
+                        continue;
+                    }
+                    Err(Refused::Unreadable) => return Err(cannot()),
+                    // Gone or changed since it was listed: a link (out, blocked, dangling) is said,
+                    // a file that vanished or became something else is not a file any more.
+                    Err(Refused::Missing | Refused::NotAFile | Refused::NotADirectory)
+                        if !entry.link =>
+                    {
+                        continue;
+                    }
+                    Err(_) => {
+                        found.skipped.push((Skip::Link, entry.rel.clone()));
+                        continue;
+                    }
+                };
+            zip.start_file(format!("{}/{}", input.output_name, lossy(&entry.rel)), opts)
                 .map_err(|_| cannot())?;
-            zip.write_all(&data).map_err(|_| cannot())?;
+            std::io::copy(&mut file, &mut zip).map_err(|_| cannot())?;
+            files += 1;
         }
-        zip.finish().map_err(|_| cannot())?;
-        let size_bytes = fs::metadata(zip_path).map(|m| m.len()).unwrap_or(0);
+        let mut tmp = zip.finish().map_err(|_| cannot())?;
+        tmp.flush().map_err(|_| cannot())?;
+        let size_bytes = tmp.as_file().metadata().map(|m| m.len()).unwrap_or(0);
+        // rename(2): a link or file planted at the name is replaced, never followed.
+        tmp.persist(zip_path).map_err(|_| cannot())?;
         Ok(Packed {
             zip_path: zip_path.to_string_lossy().into_owned(),
-            files: files.len(),
+            files,
             size_bytes,
+            warnings: warnings(&found.skipped),
         })
     }
 }
@@ -198,21 +403,14 @@ impl NativeTool for ZipPackage {
             return Err(ToolError::tool(REQUIRED_MESSAGE));
         }
         let shown = String::from_utf8_lossy(&source).into_owned();
-        let rel = shown.trim_start_matches(['/', '\\']);
-        let joined = format!("{}/{}", self.root, rel);
-        let not_found = || ToolError::tool(format!("zip_package: source_dir not found: {shown}"));
-        let resolved = fs::canonicalize(&joined).map_err(|_| not_found())?;
-        if !resolved.is_dir() {
-            return Err(not_found());
-        }
-        let base = fs::canonicalize(&self.root).unwrap_or_else(|_| PathBuf::from(&self.root));
-        if !inside(&resolved, &base) {
-            return Err(ToolError::tool(ESCAPE_MESSAGE));
-        }
+        let open = self.open_root(&shown).map_err(ToolError::Tool)?;
+        let ws = open.workspace().clone().with_follow_symlinks(true);
+        let resolved = resolve_checked(&ws, Rules::ZipPackage, &shown)
+            .map_err(|r| ToolError::Tool(r.message))?;
         Ok(Planned {
-            source: resolved,
+            shown,
+            source: resolved.real_relative,
             output_name,
-            base,
         })
     }
 
@@ -241,7 +439,7 @@ impl NativeTool for ZipPackage {
                 ("mode", Value::str("package")),
                 ("output_name", Value::str(&input.output_name)),
             ]),
-            Value::Array(crate::core::value::Array::new()),
+            Value::list(e.warnings.iter().map(Value::str)),
         )
     }
 }

@@ -1,6 +1,6 @@
 //! `PhpClaw\Tools\CodeSearchTool`, native: phpClaw's constructor `(?string $workspaceRoot =
-//! null)`, name(), description(), inputSchema(), routingMetadata(), execute(); every decision in
-//! `core::tools::code_search`.
+//! null)` with our trailing `bool $allowHardLinks = false`, name(), description(),
+//! inputSchema(), routingMetadata(), execute(); every decision in `core::tools::code_search`.
 
 use ext_php_rs::args::Arg;
 use ext_php_rs::builders::FunctionBuilder;
@@ -52,9 +52,13 @@ extern "C" fn execute(ex: &mut ExecuteData, rv: &mut Zval) {
     let Ok(value) = super::string_inputs(ht, &core::INPUT_KEYS) else {
         return;
     };
+    let Ok(allow_hard_links) = super::allow_hard_links_of(CODE_SEARCH.ptr(), this) else {
+        return;
+    };
     let mut tool = CodeSearch {
         root,
         jit: super::super::ini::pcre_jit(),
+        allow_hard_links,
     };
     super::respond(tools::run_steps(&mut tool, &mut host, &value), rv);
 }
@@ -101,6 +105,7 @@ pub fn register() -> ext_php_rs::error::Result<()> {
                 .allow_null()
                 .default("null"),
         )
+        .arg(super::allow_hard_links_arg())
         .required_args(0);
     let b = super::identity_methods(
         tool_class(NAME, Extras::default(), true),
@@ -116,6 +121,7 @@ pub fn register() -> ext_php_rs::error::Result<()> {
     .method(ctor, MethodFlags::Public);
     b.registration(|ce, _| {
         super::declare_private(ce, P_ROOT, zend::MAY_BE_STRING);
+        super::declare_allow_hard_links(ce);
         super::declare_authorizer(ce);
         CODE_SEARCH.set(ce);
     })

@@ -1,6 +1,7 @@
 //! `PhpClaw\Tools\FileEditTool`, native: the class phpClaw declares (constructor
 //! `(?string $workspaceRoot = null, bool $followSymlinks = false, array $noiseBlockedDirs =
-//! BlockedPaths::NOISE_DIRS, int $maxBytes = 2097152)`, constants, `maxBytes()`, `reset()`),
+//! BlockedPaths::NOISE_DIRS, int $maxBytes = 2097152)`, plus our trailing
+//! `bool $allowHardLinks = false`; constants, `maxBytes()`, `reset()`),
 //! a MutatingToolInterface and ResettableInterface, with every decision in
 //! `core::tools::file_edit`.
 //!
@@ -51,6 +52,7 @@ fn config(this: &ZendObject) -> Result<FileEdit, Pending> {
         .long()
         .unwrap_or(core::DEFAULT_MAX_BYTES);
     t.follow_symlinks = read_prop(scope(), this, P_FOLLOW)?.bool().unwrap_or(false);
+    t.allow_hard_links = super::allow_hard_links_of(scope(), this)?;
     let noise = read_prop(scope(), this, P_NOISE)?;
     t.noise_dirs = Vec::new();
     if let Some(ht) = noise.array() {
@@ -70,7 +72,7 @@ fn config(this: &ZendObject) -> Result<FileEdit, Pending> {
 
 extern "C" fn construct(ex: &mut ExecuteData, _rv: &mut Zval) {
     let f = Frame::new(ex);
-    if !f.check_count(0, 4) {
+    if !f.check_count(0, 5) {
         return;
     }
     let Some(this) = f.this() else { return };
@@ -90,6 +92,10 @@ extern "C" fn construct(ex: &mut ExecuteData, _rv: &mut Zval) {
     let Some(max) = long_arg(&f, 3, core::DEFAULT_MAX_BYTES) else {
         return;
     };
+    let Some(allow_hard_links) = bool_arg(&f, 4, false) else {
+        return;
+    };
+    super::write_allow_hard_links(scope(), this, allow_hard_links);
     let mut follow_zv = Zval::new();
     follow_zv.set_bool(follow);
     let mut max_zv = Zval::new();
@@ -156,6 +162,7 @@ pub fn register() -> ext_php_rs::error::Result<()> {
         .arg(Arg::new("followSymlinks", DataType::Bool).default("false"))
         .arg(Arg::new("noiseBlockedDirs", DataType::Array).default("self::NOISE_BLOCKED_DIRS"))
         .arg(Arg::new("maxBytes", DataType::Long).default("self::DEFAULT_MAX_BYTES"))
+        .arg(super::allow_hard_links_arg())
         .required_args(0);
     let mut b = with_sandbox_constants(
         with_identity(tool_class(NAME, Extras { resettable: true }, true)).implements((
@@ -174,6 +181,7 @@ pub fn register() -> ext_php_rs::error::Result<()> {
         super::declare_private(ce, P_MAX, MAY_BE_LONG);
         super::declare_private(ce, P_CONFIGURED, MAY_BE_STRING);
         super::file_read::declare_resolved_root(ce);
+        super::declare_allow_hard_links(ce);
         zend::declare_typed_property(
             ce,
             read_log::PROP,

@@ -1,7 +1,8 @@
 //! `PhpClaw\Tools\FileReadTool`, native: the class phpClaw declares (constructor
 //! `(?string $workspaceRoot = null, int $maxBytes = 16384, bool $followSymlinks = false,
-//! array $noiseBlockedDirs = BlockedPaths::NOISE_DIRS)`, constants, accessors, reset()), with
-//! every decision in `core::tools::file_read`.
+//! array $noiseBlockedDirs = BlockedPaths::NOISE_DIRS)`, plus our trailing
+//! `bool $allowHardLinks = false`; constants, accessors, reset()), with every decision in
+//! `core::tools::file_read`.
 //!
 //! The read log: every successful read is recorded with phpClaw's own
 //! `PhpClaw\Tools\Concerns\FileReadLog::markRead($root, $realPath)` when that class exists, and
@@ -45,15 +46,16 @@ fn scope() -> *mut ext_php_rs::ffi::zend_class_entry {
 }
 
 /// The declared properties whose slots are read directly, and their offsets (set at startup).
-const SLOTS: [&str; 6] = [
+const SLOTS: [&str; 7] = [
     P_MAX,
     P_FOLLOW,
     P_NOISE,
     P_CONFIGURED,
     P_RESOLVED,
     super::AUTHORIZER_PROP,
+    super::ALLOW_HARD_LINKS_PROP,
 ];
-static OFFSETS: [AtomicU32; 6] = [const { AtomicU32::new(0) }; 6];
+static OFFSETS: [AtomicU32; 7] = [const { AtomicU32::new(0) }; 7];
 
 /// A property of the tool: straight from its slot when initialised, else through the engine
 /// (which raises PHP's Error for an uninitialised typed property).
@@ -86,6 +88,9 @@ fn config(this: &ZendObject) -> Result<FileRead, Pending> {
         .map(|s| String::from_utf8_lossy(s.as_bytes()).into_owned());
     t.max_bytes = read(this, P_MAX)?.long().unwrap_or(core::DEFAULT_MAX_BYTES);
     t.follow_symlinks = read(this, P_FOLLOW)?.bool().unwrap_or(false);
+    t.allow_hard_links = read(this, super::ALLOW_HARD_LINKS_PROP)?
+        .bool()
+        .unwrap_or(false);
     let noise = read(this, P_NOISE)?;
     t.noise_dirs = Vec::new();
     if let Some(ht) = noise.array() {
@@ -145,7 +150,7 @@ fn input_value(ht: &ZendHashTable) -> Result<Value, Pending> {
 
 extern "C" fn construct(ex: &mut ExecuteData, _rv: &mut Zval) {
     let f = Frame::new(ex);
-    if !f.check_count(0, 4) {
+    if !f.check_count(0, 5) {
         return;
     }
     let Some(this) = f.this() else { return };
@@ -184,6 +189,10 @@ extern "C" fn construct(ex: &mut ExecuteData, _rv: &mut Zval) {
             None => return,
         },
     };
+    let Some(allow_hard_links) = super::file_write::bool_arg(&f, 4, false) else {
+        return;
+    };
+    super::write_allow_hard_links(scope(), this, allow_hard_links);
     let mut max_zv = Zval::new();
     max_zv.set_long(max);
     let mut follow_zv = Zval::new();
@@ -326,6 +335,7 @@ pub fn register() -> ext_php_rs::error::Result<()> {
         .arg(Arg::new("maxBytes", DataType::Long).default("self::DEFAULT_MAX_BYTES"))
         .arg(Arg::new("followSymlinks", DataType::Bool).default("false"))
         .arg(Arg::new("noiseBlockedDirs", DataType::Array).default("self::NOISE_BLOCKED_DIRS"))
+        .arg(super::allow_hard_links_arg())
         .required_args(0);
     let mut b = with_sandbox_constants(
         with_identity(tool_class(NAME, Extras { resettable: true }, true)),
@@ -346,6 +356,7 @@ pub fn register() -> ext_php_rs::error::Result<()> {
         super::declare_private(ce, P_CONFIGURED, MAY_BE_STRING);
         declare_resolved_root(ce);
         super::declare_authorizer(ce);
+        super::declare_allow_hard_links(ce);
         for (name, offset) in SLOTS.iter().zip(&OFFSETS) {
             offset.store(
                 zend::property_offset(ce, name).unwrap_or(0),

@@ -114,8 +114,10 @@ pub fn cwd() -> String {
         .unwrap_or_default()
 }
 
-/// `__construct(?string $root = null)` of the tools configured by their root alone: the root
-/// `resolve(given, cwd)` makes is kept in the private `prop`.
+/// `__construct(?string $root = null, bool $allowHardLinks = false)` of the tools configured by
+/// their root alone (phpClaw's constructor takes the root; `allowHardLinks` is ours, last): the
+/// root `resolve(given, cwd)` makes is kept in the private `prop`, the flag in
+/// [`ALLOW_HARD_LINKS_PROP`].
 pub fn construct_root(
     ex: &mut ExecuteData,
     scope: *mut ext_php_rs::ffi::zend_class_entry,
@@ -123,15 +125,54 @@ pub fn construct_root(
     resolve: fn(Option<&str>, &str) -> String,
 ) {
     let f = Frame::new(ex);
-    if !f.check_count(0, 1) {
+    if !f.check_count(0, 2) {
         return;
     }
     let Some(this) = f.this() else { return };
     let Ok(given) = file_write::nullable_string_arg(&f, 0) else {
         return;
     };
+    let Some(allow) = file_write::bool_arg(&f, 1, false) else {
+        return;
+    };
     let root = resolve(given.as_deref(), &cwd());
     zend::write_property(scope, this, prop, &mut zend::str_zval(&root));
+    write_allow_hard_links(scope, this, allow);
+}
+
+/// The private property holding a tool's `allowHardLinks` constructor option (ours: regular
+/// files with more than one hard link are refused or skipped unless it is true).
+pub const ALLOW_HARD_LINKS_PROP: &str = "allowHardLinks";
+
+/// Keep the `allowHardLinks` option on `this`.
+pub fn write_allow_hard_links(
+    scope: *mut ext_php_rs::ffi::zend_class_entry,
+    this: &ZendObject,
+    allow: bool,
+) {
+    let mut zv = Zval::new();
+    zv.set_bool(allow);
+    zend::write_property(scope, this, ALLOW_HARD_LINKS_PROP, &mut zv);
+}
+
+/// The `allowHardLinks` option of `this`; Err when reading it threw.
+pub fn allow_hard_links_of(
+    scope: *mut ext_php_rs::ffi::zend_class_entry,
+    this: &ZendObject,
+) -> Result<bool, Pending> {
+    Ok(file_write::read_prop(scope, this, ALLOW_HARD_LINKS_PROP)?
+        .bool()
+        .unwrap_or(false))
+}
+
+/// The constructor's trailing `bool $allowHardLinks = false`.
+pub fn allow_hard_links_arg() -> Arg<'static> {
+    Arg::new(ALLOW_HARD_LINKS_PROP, DataType::Bool).default("false")
+}
+
+/// Declare the `allowHardLinks` property (from a registration callback).
+pub fn declare_allow_hard_links(ce: &mut ClassEntry) {
+    declare_private(ce, ALLOW_HARD_LINKS_PROP, zend::MAY_BE_BOOL);
 }
 
 /// PHP's `(string)` of an array or object (warning, __toString or Error exactly as PHP).

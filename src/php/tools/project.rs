@@ -1,6 +1,7 @@
 //! `PhpClaw\Tools\ProjectTool`, native: phpClaw's constructor `(?string $projectRoot = null)`
-//! (the working directory when null, kept as given), name(), description(), inputSchema(),
-//! routingMetadata(), execute(); every decision in `core::tools::project`.
+//! (the working directory when null, kept as given) with our trailing `bool $allowHardLinks =
+//! false`, name(), description(), inputSchema(), routingMetadata(), execute(); every decision in
+//! `core::tools::project`.
 
 use ext_php_rs::args::Arg;
 use ext_php_rs::builders::FunctionBuilder;
@@ -52,7 +53,11 @@ extern "C" fn execute(ex: &mut ExecuteData, rv: &mut Zval) {
     let Ok(value) = super::string_inputs(ht, &["depth"]) else {
         return;
     };
-    let mut tool = Project { root };
+    let Ok(allow_hard_links) = super::allow_hard_links_of(PROJECT.ptr(), this) else {
+        return;
+    };
+    let mut tool = Project::new(root);
+    tool.allow_hard_links = allow_hard_links;
     super::respond(tools::run_steps(&mut tool, &mut host, &value), rv);
 }
 
@@ -66,11 +71,13 @@ pub fn register() -> ext_php_rs::error::Result<()> {
                 .allow_null()
                 .default("null"),
         )
+        .arg(super::allow_hard_links_arg())
         .required_args(0);
     let b =
         with_identity(tool_class(NAME, Extras::default(), true)).method(ctor, MethodFlags::Public);
     b.registration(|ce, _| {
         super::declare_private(ce, P_ROOT, zend::MAY_BE_STRING);
+        super::declare_allow_hard_links(ce);
         super::declare_authorizer(ce);
         PROJECT.set(ce);
     })

@@ -1,6 +1,6 @@
-//! `PhpClaw\Tools\ZipPackagerTool`, native: constructor `(?string $workspaceRoot = null)`, a
-//! MutatingToolInterface, with every decision in `core::tools::zip_package` (the `zip` crate:
-//! no ext-zip needed).
+//! `PhpClaw\Tools\ZipPackagerTool`, native: constructor `(?string $workspaceRoot = null)` with
+//! our trailing `bool $allowHardLinks = false`, a MutatingToolInterface, with every decision in
+//! `core::tools::zip_package` (the `zip` crate: no ext-zip needed).
 
 use ext_php_rs::args::Arg;
 use ext_php_rs::builders::FunctionBuilder;
@@ -54,7 +54,11 @@ extern "C" fn execute(ex: &mut ExecuteData, rv: &mut Zval) {
     };
     let Some(ht) = input.array() else { return };
     let Ok(root) = root_of(this) else { return };
+    let Ok(allow_hard_links) = super::allow_hard_links_of(scope(), this) else {
+        return;
+    };
     let mut tool = ZipPackage::new(root);
+    tool.allow_hard_links = allow_hard_links;
     if let Ok(t) = zend::call_function("sys_get_temp_dir", &mut []) {
         if let Some(s) = t.zend_str() {
             tool.temp_dir = String::from_utf8_lossy(s.as_bytes()).into_owned().into();
@@ -85,6 +89,7 @@ pub fn register() -> ext_php_rs::error::Result<()> {
                 .allow_null()
                 .default("null"),
         )
+        .arg(super::allow_hard_links_arg())
         .required_args(0);
     let b = with_identity(tool_class(NAME, Extras::default(), true))
         .implements((
@@ -100,6 +105,7 @@ pub fn register() -> ext_php_rs::error::Result<()> {
         .method(ctor, MethodFlags::Public);
     b.registration(|ce, _| {
         super::declare_private(ce, P_ROOT, zend::MAY_BE_STRING);
+        super::declare_allow_hard_links(ce);
         super::declare_authorizer(ce);
         ZIP_PACKAGE.set(ce);
     })

@@ -19,18 +19,17 @@
 //! The table holds no PHP value and at most [`MAX_OPEN_ROOTS`] descriptors (close-on-exec).
 
 use std::fs::{File, Metadata};
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::os::fd::{AsFd, AsRawFd, BorrowedFd, FromRawFd, OwnedFd};
 use std::os::unix::fs::MetadataExt;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
+use super::beneath::{self, HardLinks, Opened, Refused, Want};
 use super::{RootError, Workspace};
+
+pub use super::beneath::openat2_in_use;
 
 /// Most roots kept open at once (a process rarely uses more than one or two).
 pub const MAX_OPEN_ROOTS: usize = 16;
-
-/// Set once `openat2` proved unusable here (old kernel, or refused by a seccomp filter).
-static OPENAT2_UNAVAILABLE: AtomicBool = AtomicBool::new(false);
 
 /// Open roots, oldest first.
 static OPEN_ROOTS: Mutex<Vec<Arc<OpenRoot>>> = Mutex::new(Vec::new());
@@ -108,6 +107,48 @@ impl OpenRoot {
             Err(_) => Beneath::Walk,
         }
     }
+
+    /// The root's descriptor, when one is held.
+    pub fn dir_fd(&self) -> Option<BorrowedFd<'_>> {
+        self.dir.as_ref().map(|(fd, _, _)| fd.as_fd())
+    }
+
+    /// Open `relative` beneath the root and judge what was opened: see
+    /// [`beneath::open_judged`]. Without a root descriptor nothing is opened.
+    pub fn open_judged(
+        &self,
+        relative: &[u8],
+        follow_last: bool,
+        want: Want,
+        hard_links: HardLinks,
+        blocked: &dyn Fn(&[u8]) -> bool,
+    ) -> Result<Opened, Refused> {
+        let dir = self.dir_fd().ok_or(Refused::Unreadable)?;
+        beneath::open_judged(
+            dir,
+            self.root.as_bytes(),
+            relative,
+            follow_last,
+            want,
+            hard_links,
+            blocked,
+        )
+    }
+
+    /// [`OpenRoot::open_judged`] of a name that may or may not be a link: opened as it is when
+    /// it is none, followed (and judged) when its last component is one.
+    pub fn open_entry(
+        &self,
+        relative: &[u8],
+        want: Want,
+        hard_links: HardLinks,
+        blocked: &dyn Fn(&[u8]) -> bool,
+    ) -> Result<Opened, Refused> {
+        match self.open_judged(relative, false, want, hard_links, blocked) {
+            Err(Refused::Symlink) => self.open_judged(relative, true, want, hard_links, blocked),
+            other => other,
+        }
+    }
 }
 
 /// What [`OpenRoot::open_file`] found.
@@ -180,62 +221,33 @@ fn open_dir(root: &str) -> Option<(OwnedFd, u64, u64)> {
 
 /// `openat2(dir, relative, O_RDONLY, RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS |
 /// RESOLVE_NO_MAGICLINKS)`. `O_NONBLOCK` keeps a FIFO from blocking the open (it is then
-/// refused as not a regular file); it changes nothing for reads of regular files.
+/// refused as not a regular file); it changes nothing for reads of regular files. None without
+/// `openat2` (the caller then takes the full walk).
 #[cfg(target_os = "linux")]
 fn openat2_beneath(dir: &OwnedFd, relative: &str) -> Option<File> {
-    if OPENAT2_UNAVAILABLE.load(Ordering::Relaxed) {
+    if !openat2_in_use() {
         return None;
     }
     // The name, NUL-terminated, on the stack for the usual lengths.
     let mut buf = [0u8; 512];
     let heap;
-    let name: *const libc::c_char = if relative.len() < buf.len() {
+    let name: &std::ffi::CStr = if relative.len() < buf.len() {
         buf[..relative.len()].copy_from_slice(relative.as_bytes());
-        buf.as_ptr().cast()
+        std::ffi::CStr::from_bytes_until_nul(&buf).ok()?
     } else {
         heap = std::ffi::CString::new(relative).ok()?;
-        heap.as_ptr()
+        &heap
     };
-    // SAFETY: open_how is plain data; zero is "no flags, no mode".
-    let mut how: libc::open_how = unsafe { std::mem::zeroed() };
-    how.flags = (libc::O_RDONLY | libc::O_CLOEXEC | libc::O_NOCTTY | libc::O_NONBLOCK) as u64;
-    how.resolve = libc::RESOLVE_BENEATH | libc::RESOLVE_NO_SYMLINKS | libc::RESOLVE_NO_MAGICLINKS;
-    // SAFETY: a live directory descriptor, a NUL-terminated name and a correctly sized struct.
-    let r = unsafe {
-        libc::syscall(
-            libc::SYS_openat2,
-            dir.as_raw_fd(),
-            name,
-            &raw const how,
-            std::mem::size_of::<libc::open_how>(),
-        )
-    };
-    if r < 0 {
-        let errno = std::io::Error::last_os_error().raw_os_error().unwrap_or(0);
-        // No such call (old kernel), refused by a filter, or flags this kernel does not know.
-        if matches!(
-            errno,
-            libc::ENOSYS | libc::EPERM | libc::E2BIG | libc::EINVAL
-        ) {
-            OPENAT2_UNAVAILABLE.store(true, Ordering::Relaxed);
-        }
-        return None;
-    }
-    let fd = i32::try_from(r).ok()?;
-    // SAFETY: a fresh descriptor nobody else owns.
-    Some(unsafe { File::from_raw_fd(fd) })
+    let flags = libc::O_RDONLY | libc::O_CLOEXEC | libc::O_NOCTTY | libc::O_NONBLOCK;
+    let resolve = libc::RESOLVE_BENEATH | libc::RESOLVE_NO_SYMLINKS | libc::RESOLVE_NO_MAGICLINKS;
+    let fd = beneath::openat2(dir.as_fd(), name, flags, resolve)?.ok()?;
+    Some(File::from(fd))
 }
 
 /// Without `openat2` every open takes the full resolution.
 #[cfg(not(target_os = "linux"))]
 fn openat2_beneath(_dir: &OwnedFd, _relative: &str) -> Option<File> {
-    let _ = &OPENAT2_UNAVAILABLE;
     None
-}
-
-/// Whether this process uses `openat2` (false once it proved unavailable).
-pub fn openat2_in_use() -> bool {
-    cfg!(target_os = "linux") && !OPENAT2_UNAVAILABLE.load(Ordering::Relaxed)
 }
 
 #[cfg(test)]
@@ -245,7 +257,7 @@ mod tests {
     use std::fs;
     use std::os::unix::fs::symlink;
     use std::path::PathBuf;
-    use std::sync::atomic::AtomicUsize;
+    use std::sync::atomic::{AtomicUsize, Ordering};
 
     static COUNTER: AtomicUsize = AtomicUsize::new(0);
 

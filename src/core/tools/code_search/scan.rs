@@ -7,10 +7,8 @@
 //! `\n` ending the last line rather than starting an empty one, as PHP's
 //! `file(..., FILE_IGNORE_NEW_LINES)`.
 
-use std::fs::OpenOptions;
+use std::fs::File;
 use std::io::Read;
-use std::os::unix::fs::OpenOptionsExt;
-use std::path::Path;
 
 use memchr::memmem::Finder;
 use memchr::{memchr, memchr_iter, memrchr};
@@ -169,26 +167,16 @@ pub fn lines_after(buf: &[u8], end: usize, n: usize) -> Vec<Vec<u8>> {
     out
 }
 
-/// Read the regular file at `path` into `buf` (cleared first) unless it is larger than `max`
-/// bytes; `false` when it could not be read or is too large. The size comes from the opened
-/// file itself, so the walk needs no `stat` per file.
-pub fn read_file(path: &Path, max: u64, buf: &mut Vec<u8>) -> bool {
+/// Read the open regular `file` (of `size` bytes when opened, from its `fstat`) into `buf`
+/// (cleared first) unless it is larger than `max` bytes; `false` when it could not be read or
+/// is too large. The caller opened and judged the file (`workspace::beneath`), so the walk
+/// needs no `stat` per file and nothing is opened by path here.
+pub fn read_open(mut file: File, size: u64, max: u64, buf: &mut Vec<u8>) -> bool {
     buf.clear();
-    // Non-blocking, so a file swapped for a FIFO after the walk saw it cannot stall the scan.
-    let Ok(mut file) = OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NONBLOCK)
-        .open(path)
-    else {
-        return false;
-    };
-    let Ok(meta) = file.metadata() else {
-        return false;
-    };
-    if !meta.is_file() || meta.len() > max {
+    if size > max {
         return false;
     }
-    let size = meta.len() as usize;
+    let size = size as usize;
     // One read usually fills the buffer to the size the file had when opened; a file that
     // grew meanwhile is read on to its end, as `fs::read` would.
     buf.resize(size + 1, 0);
@@ -289,14 +277,25 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("f");
         let mut buf = Vec::new();
+        let open = |path: &std::path::Path| {
+            let f = File::open(path).unwrap();
+            let size = f.metadata().unwrap().len();
+            (f, size)
+        };
         for size in [0usize, 1, 4095, 4096, 70_000] {
             std::fs::write(&path, vec![b'x'; size]).unwrap();
-            assert!(read_file(&path, 70_000, &mut buf));
+            let (f, n) = open(&path);
+            assert!(read_open(f, n, 70_000, &mut buf));
             assert_eq!(buf.len(), size);
         }
         std::fs::write(&path, vec![b'x'; 70_001]).unwrap();
-        assert!(!read_file(&path, 70_000, &mut buf));
-        assert!(!read_file(dir.path(), 70_000, &mut buf));
-        assert!(!read_file(&dir.path().join("missing"), 70_000, &mut buf));
+        let (f, n) = open(&path);
+        assert!(!read_open(f, n, 70_000, &mut buf));
+        assert!(buf.is_empty());
+        // Grown since its size was taken: read to its end.
+        std::fs::write(&path, vec![b'x'; 10]).unwrap();
+        let (f, _) = open(&path);
+        assert!(read_open(f, 4, 70_000, &mut buf));
+        assert_eq!(buf.len(), 10);
     }
 }

@@ -4,9 +4,11 @@
 
 use std::fs;
 use std::os::unix::ffi::OsStrExt;
-use std::path::Path;
+use std::os::unix::fs::symlink;
+use std::path::{Path, PathBuf};
 
 use super::*;
+use crate::core::tools::project::Project;
 
 /// The straightforward scan: what code_search did before the fast paths.
 fn naive(root: &str, dir: &Path, p: &Planned, seen: &mut usize, rows: &mut Vec<Row>) -> bool {
@@ -168,9 +170,10 @@ fn planned(
     context: usize,
     offset: usize,
 ) -> Planned {
+    let _ = root;
     Planned {
         pattern: pattern.as_bytes().to_vec(),
-        root: root.to_string(),
+        sub: Vec::new(),
         extension: ext.to_string(),
         is_regex,
         context_lines: context,
@@ -274,6 +277,10 @@ fn naive_tree(dir: &Path, depth: i64, level: i64) -> Array {
         if crate::core::security::file_rules::project_skips_entry(&String::from_utf8_lossy(&name)) {
             continue;
         }
+        // A dangling link leads nowhere: left out (the trees here link inside only).
+        if fs::symlink_metadata(&path).unwrap().is_symlink() && !path.exists() {
+            continue;
+        }
         if path.is_dir() {
             let mut key = name.clone();
             key.push(b'/');
@@ -295,7 +302,7 @@ fn project_tree_as_the_straightforward_tree() {
         for depth in 0..6 {
             for level in 0..2 {
                 assert_eq!(
-                    super::super::project::tree(dir.path(), depth, level),
+                    super::super::project::tree(dir.path(), depth, level, HardLinks::Refuse),
                     naive_tree(dir.path(), depth, level),
                     "seed {seed} depth {depth} level {level}"
                 );
@@ -337,4 +344,232 @@ fn scan_rows(tool: &CodeSearch, p: &Planned, threaded: bool) -> Vec<Row> {
     let mut s = Scan::new(tool.matcher(p).unwrap());
     tool.walk_and_scan(p, &mut s, threaded);
     s.found.rows
+}
+
+/// A host that allows everything.
+struct Open;
+impl crate::core::tools::Host for Open {
+    type Error = ();
+    fn running_in_console(&mut self) -> Result<bool, ()> {
+        Ok(true)
+    }
+    fn allows(&mut self) -> Result<bool, ()> {
+        Ok(true)
+    }
+}
+
+/// A cloned repository inside the workspace with links of every shape and hard links; the
+/// secret word appears only in what must never be searched.
+fn linked_workspace() -> (tempfile::TempDir, String) {
+    let dir = tempfile::tempdir().unwrap();
+    let base = fs::canonicalize(dir.path()).unwrap();
+    let ws = base.join("ws");
+    let repo = ws.join("repos/cloned");
+    fs::create_dir_all(&repo).unwrap();
+    fs::create_dir_all(ws.join("vendor/pkg")).unwrap();
+    fs::create_dir_all(ws.join(".ssh")).unwrap();
+    fs::create_dir_all(base.join("outside")).unwrap();
+    fs::write(ws.join(".env"), "needle SECRET env\n").unwrap();
+    fs::write(ws.join(".ssh/config"), "needle SECRET ssh\n").unwrap();
+    fs::write(ws.join("vendor/pkg/x.php"), "needle SECRET vendor\n").unwrap();
+    fs::write(base.join("outside/secret.txt"), "needle SECRET outside\n").unwrap();
+    fs::write(repo.join("README.md"), "needle readme\n").unwrap();
+    fs::write(ws.join("notes.txt"), "needle notes\n").unwrap();
+    let link = |target: &str, at: &str| symlink(target, ws.join(at)).unwrap();
+    // The red-team shapes: relative and absolute links out, to .env, chains, folders, `..`.
+    link("../../.env", "repos/cloned/CHANGELOG.txt");
+    link(
+        base.join("outside/secret.txt").to_str().unwrap(),
+        "repos/cloned/LICENSE.txt",
+    );
+    link("../../../outside/secret.txt", "repos/cloned/dotdot.txt");
+    link("LICENSE.txt", "repos/cloned/chain1.txt");
+    link("chain1.txt", "repos/cloned/chain2.txt");
+    link("../../.ssh/config", "repos/cloned/ssh.txt");
+    link("../../vendor/pkg/x.php", "repos/cloned/vendored.txt");
+    link(
+        base.join("outside").to_str().unwrap(),
+        "repos/cloned/outdir",
+    );
+    link("../../.ssh", "repos/cloned/sshdir");
+    link("/proc/self/root/etc/hostname", "repos/cloned/magic.txt");
+    // Links that stay inside and lead to an ordinary file are searched.
+    link("../../notes.txt", "repos/cloned/notes-link.txt");
+    link("README.md", "repos/cloned/readme-link.txt");
+    // Hard links: to the workspace's .env and to a file outside.
+    fs::hard_link(ws.join(".env"), ws.join("innocent.txt")).unwrap();
+    fs::hard_link(
+        base.join("outside/secret.txt"),
+        ws.join("repos/cloned/hard-out.txt"),
+    )
+    .unwrap();
+    (dir, ws.to_string_lossy().into_owned())
+}
+
+fn search(tool: &mut CodeSearch, path: &str) -> Vec<String> {
+    let input = Value::from_pairs([("pattern", "needle"), ("path", path)]);
+    let out = crate::core::tools::run(tool, &mut Open, &input).unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    v["data"]["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["file"].as_str().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn links_out_of_the_workspace_or_to_secrets_and_hard_links_are_skipped() {
+    let (_dir, ws) = linked_workspace();
+    let mut tool = CodeSearch::new(ws.clone());
+    let want = [
+        "notes.txt",
+        "repos/cloned/README.md",
+        "repos/cloned/notes-link.txt",
+        "repos/cloned/readme-link.txt",
+    ];
+    for threaded in [false, true] {
+        let p = planned(&ws, "needle", false, "", 0, 0);
+        let files: Vec<String> = scan_rows(&tool, &p, threaded)
+            .iter()
+            .map(|r| String::from_utf8_lossy(&r.file).into_owned())
+            .collect();
+        assert_eq!(files, want, "threaded {threaded}");
+    }
+    assert_eq!(search(&mut tool, ""), want);
+    assert_eq!(search(&mut tool, "repos/cloned"), &want[1..]);
+    // Allowed hard links are searched (the option's whole point), links still judged.
+    tool.allow_hard_links = true;
+    let files = search(&mut tool, "");
+    assert_eq!(
+        files,
+        [
+            "innocent.txt",
+            "notes.txt",
+            "repos/cloned/README.md",
+            "repos/cloned/hard-out.txt",
+            "repos/cloned/notes-link.txt",
+            "repos/cloned/readme-link.txt",
+        ]
+    );
+}
+
+#[test]
+fn a_search_folder_swapped_for_a_link_after_planning_is_not_searched() {
+    let (dir, ws) = linked_workspace();
+    let mut tool = CodeSearch::new(ws.clone());
+    let input = Value::from_pairs([("pattern", "needle"), ("path", "repos")]);
+    let p = tool.plan(&input, &mut Open).unwrap();
+    // Between plan and perform the folder becomes a link to a folder outside.
+    let base = fs::canonicalize(dir.path()).unwrap();
+    fs::rename(base.join("ws/repos"), base.join("moved")).unwrap();
+    fs::create_dir_all(base.join("outside/cloned")).unwrap();
+    fs::write(base.join("outside/cloned/f.txt"), "needle SECRET\n").unwrap();
+    symlink(base.join("outside"), base.join("ws/repos")).unwrap();
+    let found = tool.perform(&p, &mut Open).unwrap();
+    assert!(found.rows.is_empty(), "{:?}", found.rows);
+    // Planned now, the link is followed by the reference's realpath and lands outside.
+    let e = crate::core::tools::run(&mut tool, &mut Open, &input).unwrap_err();
+    assert_eq!(
+        e,
+        crate::core::tools::ToolError::Tool(
+            "code_search: path escapes workspace root - blocked.".into()
+        )
+    );
+}
+
+#[test]
+fn a_root_at_the_filesystem_root_is_refused() {
+    let mut tool = CodeSearch::new("/");
+    let input = Value::from_pairs([("pattern", "root")]);
+    let e = crate::core::tools::run(&mut tool, &mut Open, &input).unwrap_err();
+    assert_eq!(
+        e,
+        crate::core::tools::ToolError::Tool(
+            "Workspace root may not be the filesystem root.".into()
+        )
+    );
+}
+
+/// project_info on a project with links of every shape and hard links.
+#[test]
+fn project_info_lists_and_reads_no_link_out_or_to_secrets_and_no_hard_link() {
+    let dir = tempfile::tempdir().unwrap();
+    let base = fs::canonicalize(dir.path()).unwrap();
+    let root = base.join("proj");
+    fs::create_dir_all(root.join("src/inner")).unwrap();
+    fs::create_dir_all(root.join(".ssh")).unwrap();
+    fs::create_dir_all(root.join("vendor")).unwrap();
+    fs::create_dir_all(base.join("outside/sub")).unwrap();
+    fs::write(root.join("src/a.php"), "<?php").unwrap();
+    fs::write(root.join(".env"), "K=v").unwrap();
+    fs::write(root.join("src/inner/deep.txt"), "d").unwrap();
+    let lock = r#"{"packages":[{"name":"acme/secret","version":"6.6.6"}]}"#;
+    fs::write(base.join("outside/composer.lock"), lock).unwrap();
+    let link = |target: &Path, at: &str| symlink(target, root.join(at)).unwrap();
+    link(Path::new("src"), "link-in");
+    link(&base.join("outside"), "link-out");
+    link(Path::new("src/../../outside"), "link-dotdot");
+    link(Path::new(".ssh"), "link-ssh");
+    link(Path::new("vendor"), "link-vendor");
+    link(Path::new(".env"), "env-link.txt");
+    link(Path::new("/etc/passwd"), "passwd.txt");
+    link(Path::new("src/a.php"), "good-link.php");
+    link(Path::new("good-link.php"), "chain.php");
+    link(Path::new("missing"), "dangling");
+    link(&base.join("outside/composer.lock"), "composer.lock");
+    fs::hard_link(root.join(".env"), root.join("innocent.txt")).unwrap();
+    let run_json = |tool: &mut Project| {
+        let out =
+            crate::core::tools::run(tool, &mut Open, &Value::from_pairs([("depth", 3)])).unwrap();
+        serde_json::from_slice::<serde_json::Value>(&out).unwrap()
+    };
+    let mut tool = Project::new(root.to_string_lossy().into_owned());
+    let v = run_json(&mut tool);
+    let tree = &v["data"]["file_tree"];
+    // `.env` and `innocent.txt` are one file with two names: both left out. A real `.ssh`
+    // folder is named, as the reference names it (a link to it is not followed).
+    let want = serde_json::json!({
+        ".ssh/": [],
+        "0": "chain.php",
+        "1": "good-link.php",
+        "link-in/": {"0": "a.php", "inner/": ["deep.txt"]},
+        "src/": {"0": "a.php", "inner/": ["deep.txt"]},
+    });
+    assert_eq!(tree, &want, "{tree}");
+    assert_eq!(v["data"]["packages"], serde_json::json!([]));
+    // The hard link is listed once allowed; a composer.lock inside is read, a hard-linked one
+    // only once allowed.
+    fs::remove_file(root.join("composer.lock")).unwrap();
+    fs::hard_link(
+        base.join("outside/composer.lock"),
+        root.join("composer.lock"),
+    )
+    .unwrap();
+    assert_eq!(
+        run_json(&mut tool)["data"]["packages"],
+        serde_json::json!([])
+    );
+    tool.allow_hard_links = true;
+    let v = run_json(&mut tool);
+    assert_eq!(
+        v["data"]["packages"],
+        serde_json::json!([{"name": "acme/secret", "version": "6.6.6"}])
+    );
+    let top: Vec<String> = v["data"]["file_tree"]
+        .as_object()
+        .unwrap()
+        .values()
+        .filter_map(|x| x.as_str().map(str::to_string))
+        .collect();
+    assert_eq!(
+        top,
+        [
+            ".env",
+            "chain.php",
+            "composer.lock",
+            "good-link.php",
+            "innocent.txt"
+        ]
+    );
 }
