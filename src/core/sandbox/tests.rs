@@ -93,7 +93,8 @@ fn mode_setting() {
     assert_eq!(Mode::parse("0"), Some(Mode::Off));
     assert_eq!(Mode::parse(" required "), Some(Mode::Required));
     assert_eq!(Mode::parse("off"), Some(Mode::Off));
-    assert_eq!(Mode::parse("on"), None);
+    assert_eq!(Mode::parse("on"), Some(Mode::Auto));
+    assert_eq!(Mode::parse("bogus"), None);
     assert_eq!(Mode::Required.as_str(), "required");
 }
 
