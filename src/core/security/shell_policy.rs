@@ -32,6 +32,7 @@
 //! [`ShellPolicy::is_mutating`] is the approval rule: empty → true; refused by rules 2, 4 or 5
 //! → false (refused anyway); program in [`READONLY_COMMANDS`] → false; otherwise true.
 
+pub mod grammar;
 mod output;
 mod paths;
 mod tables;
