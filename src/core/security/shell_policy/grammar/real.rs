@@ -202,8 +202,11 @@ fn tar_table_matches_tar() {
     let (Some(tar), Some(timeout)) = (which("tar"), which("timeout")) else {
         return skip("tar or timeout");
     };
+    // probes such as --index-file=x write files: run them in a scratch folder
+    let scratch = Scratch::new("tar");
     let run = |args: &[&str]| {
         let out = Command::new(&timeout)
+            .current_dir(&scratch.0)
             .arg("5")
             .arg(&tar)
             .args(args)
