@@ -467,6 +467,13 @@ impl Out {
         }
     }
 
+    /// An operand used as a path, `-` included (programs that give `-` no special meaning:
+    /// ls, cp, mkdir, df, hexdump, tree).
+    pub fn operand_file(&mut self, token: usize, text: &str, base: Option<&str>, usage: Use) {
+        self.role(token, Role::Path);
+        self.path(text, base, usage);
+    }
+
     /// An operand used as a path (`-` is standard input/output).
     pub fn operand_path(&mut self, token: usize, text: &str, base: Option<&str>, usage: Use) {
         if text == "-" {
@@ -680,15 +687,11 @@ pub(crate) fn refused_operand(program: &str, operand: &str, why: &'static str) -
     }
 }
 
-/// The generic shape of most file readers: operands are files used as `usage`; with none,
-/// standard input is read, or `implicit` (the cwd) is used when given.
-pub(crate) fn files(out: &mut Out, operands: &[(usize, &str)], usage: Use, implicit_cwd: bool) {
+/// The generic shape of most file readers: operands are files used as `usage` (`-` is
+/// standard input); with none, standard input is read.
+pub(crate) fn files(out: &mut Out, operands: &[(usize, &str)], usage: Use) {
     if operands.is_empty() {
-        if implicit_cwd {
-            out.path(".", None, usage);
-        } else {
-            out.reads_stdin = true;
-        }
+        out.reads_stdin = true;
     }
     for (token, text) in operands {
         out.operand_path(*token, text, None, usage);

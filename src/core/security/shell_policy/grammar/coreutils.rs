@@ -72,16 +72,21 @@ pub(super) fn parse(program: &str, args: &[String]) -> Option<Result<Parsed, Gra
 fn readers(spec: &Spec, args: &[String]) -> Result<Parsed, GrammarError> {
     let mut out = Out::new(spec.name, args);
     let s = scan(spec, args, 0, &mut out)?;
-    files(&mut out, &s.operands(), Use::Read, false);
+    files(&mut out, &s.operands(), Use::Read);
     Ok(out.finish())
 }
 
-/// Operands are files or folders created or changed.
+/// Operands are files or folders created or changed (touch's `-` is standard output,
+/// mkdir's a folder named `-`).
 fn writers(spec: &Spec, args: &[String]) -> Result<Parsed, GrammarError> {
     let mut out = Out::new(spec.name, args);
     let s = scan(spec, args, 0, &mut out)?;
     for (token, text) in s.operands() {
-        out.operand_path(token, text, None, Use::Write);
+        if spec.name == "touch" {
+            out.operand_path(token, text, None, Use::Write);
+        } else {
+            out.operand_file(token, text, None, Use::Write);
+        }
     }
     Ok(out.finish())
 }
@@ -102,7 +107,14 @@ fn ls(spec: &Spec, args: &[String]) -> Result<Parsed, GrammarError> {
     } else {
         Use::Read
     };
-    files(&mut out, &s.operands(), usage, true);
+    // ls gives `-` no special meaning: it is a file
+    let ops = s.operands();
+    if ops.is_empty() {
+        out.path(".", None, usage);
+    }
+    for (token, text) in ops {
+        out.operand_file(token, text, None, usage);
+    }
     Ok(out.finish())
 }
 
@@ -134,7 +146,7 @@ fn head(args: &[String]) -> Result<Parsed, GrammarError> {
         }
     }
     let s = scan(&spec, args, from, &mut out)?;
-    files(&mut out, &s.operands(), Use::Read, false);
+    files(&mut out, &s.operands(), Use::Read);
     Ok(out.finish())
 }
 
@@ -197,7 +209,7 @@ fn tail(args: &[String]) -> Result<Parsed, GrammarError> {
         // unreachable: the rows refuse it; kept so a table edit cannot make tail wait forever
         return Err(super::refused("tail", "--follow", why::NEVER_ENDS));
     }
-    files(&mut out, &s.operands(), Use::Read, false);
+    files(&mut out, &s.operands(), Use::Read);
     Ok(out.finish())
 }
 
@@ -255,7 +267,7 @@ fn df(args: &[String]) -> Result<Parsed, GrammarError> {
     let mut out = Out::new("df", args);
     let s = scan(&spec, args, 0, &mut out)?;
     for (token, text) in s.operands() {
-        out.operand_path(token, text, None, Use::Read);
+        out.operand_file(token, text, None, Use::Read);
     }
     Ok(out.finish())
 }
@@ -317,7 +329,7 @@ fn cp(args: &[String]) -> Result<Parsed, GrammarError> {
     };
     for (k, (token, text)) in ops.iter().enumerate() {
         let usage = if Some(k) == dest { Use::Write } else { source };
-        out.operand_path(*token, text, None, usage);
+        out.operand_file(*token, text, None, usage);
     }
     Ok(out.finish())
 }

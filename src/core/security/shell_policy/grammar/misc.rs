@@ -22,7 +22,20 @@ pub(super) fn parse(program: &str, args: &[String]) -> Option<Result<Parsed, Gra
     };
     Some(match program {
         "strings" => strings(args),
-        "hexdump" => readers(&spec("hexdump", HEXDUMP), args),
+        "hexdump" => {
+            // hexdump gives `-` no special meaning: it is a file
+            let mut out = Out::new("hexdump", args);
+            scan(&spec("hexdump", HEXDUMP), args, 0, &mut out).map(|s| {
+                let ops = s.operands();
+                if ops.is_empty() {
+                    out.reads_stdin = true;
+                }
+                for (token, text) in ops {
+                    out.operand_file(token, text, None, Use::Read);
+                }
+                out.finish()
+            })
+        }
         "file" => readers(&spec("file", FILE), args),
         "uptime" => {
             let mut out = Out::new("uptime", args);
@@ -45,7 +58,7 @@ pub(super) fn parse(program: &str, args: &[String]) -> Option<Result<Parsed, Gra
 fn readers(spec: &Spec, args: &[String]) -> Result<Parsed, GrammarError> {
     let mut out = Out::new(spec.name, args);
     let s = scan(spec, args, 0, &mut out)?;
-    files(&mut out, &s.operands(), Use::Read, false);
+    files(&mut out, &s.operands(), Use::Read);
     Ok(out.finish())
 }
 
@@ -270,7 +283,7 @@ fn tree(args: &[String]) -> Result<Parsed, GrammarError> {
     }
     for i in dirs {
         if let Some(d) = args.get(i) {
-            out.operand_path(i, d, None, Use::ReadTree);
+            out.operand_file(i, d, None, Use::ReadTree);
         }
     }
     Ok(out.finish())

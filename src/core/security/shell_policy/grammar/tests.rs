@@ -1172,6 +1172,25 @@ fn exclusions_cover_the_blocked_tables() {
 }
 
 #[test]
+fn a_dash_is_standard_input_only_where_the_program_says_so() {
+    for cmd in [
+        "cat -", "grep x -", "sort -", "wc -", "stat -", "diff - f", "awk 1 -", "sed 1p -",
+        "xxd -", "file -",
+    ] {
+        let parsed = ok(cmd);
+        assert!(parsed.reads_stdin, "{cmd}");
+        assert!(parsed.paths.iter().all(|p| p.text != "-"), "{cmd}");
+    }
+    assert!(ok("touch -").paths.is_empty());
+    assert_eq!(paths("ls -"), vec![p("-", Read)]);
+    assert_eq!(paths("cp - x"), vec![p("-", Read), p("x", Write)]);
+    assert_eq!(paths("mkdir -"), vec![p("-", Write)]);
+    assert_eq!(paths("df -"), vec![p("-", Read)]);
+    assert_eq!(paths("hexdump -"), vec![p("-", Read)]);
+    assert_eq!(paths("tree -"), vec![p("-", ReadTree)]);
+}
+
+#[test]
 fn never_panics_on_odd_input() {
     let odd = [
         "", "-", "--", "---", "-=", "--=", "=", "é", "-é", "--é", "-\u{0}", ":", "::", ":0:", "@",
