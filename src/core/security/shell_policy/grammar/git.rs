@@ -1216,6 +1216,10 @@ pub(super) fn parse(args: &[String]) -> Result<Parsed, GrammarError> {
         }
     }
 
+    // shortlog with no revision summarises a log read from standard input (not a terminal)
+    if sub.name == "shortlog" && !args.iter().skip(i + 1).any(|a| !a.starts_with('-')) {
+        out.reads_stdin = true;
+    }
     for (k, a) in args.iter().enumerate().skip(i + 1) {
         match rewritten.iter().find(|(o, _)| *o == k) {
             Some((_, new)) => argv.push(new.clone()),

@@ -1150,6 +1150,8 @@ fn git_subcommand_forms() {
     ok("git describe --tags --always");
     ok("git shortlog -sn --all");
     assert!(ok("git shortlog -sn").paths.len() == 1);
+    assert!(ok("git shortlog -sn").reads_stdin);
+    assert!(!ok("git shortlog -sn HEAD").reads_stdin);
 }
 
 #[test]
