@@ -176,7 +176,8 @@ const DIFF_OPTS: &[G] = &[
     g("-z", Flag, D::Ok),
     g("--name-only", Flag, D::Content),
     g("--name-status", Flag, D::Content),
-    g("--submodule", OptEq, D::Content),
+    // --submodule=diff prints submodule files, which the exclusions may not reach
+    g("--submodule", OptEq, D::Refuse(why::UNSUPPORTED)),
     g("--color", OptEq, D::Ok),
     g("--no-color", Flag, D::Ok),
     g("--color-moved", OptEq, D::Ok),

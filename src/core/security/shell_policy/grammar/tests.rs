@@ -1043,6 +1043,7 @@ fn git_subcommand_forms() {
     refused_option("git log --full-diff -p -- x", "--full-diff");
     refused_option("git log --follow -p x", "--follow");
     refused_option("git log --show-signature", "--show-signature");
+    refused_option("git diff --submodule=diff", "--submodule");
     // hexadecimal names are peeled to commits; paths in object names judged
     let parsed = ok("git show abc1234");
     assert!(parsed.argv.contains(&"abc1234^{commit}".to_string()));
