@@ -205,7 +205,7 @@ const DIFF_OPTS: &[G] = &[
     g("--find-copies-harder", Flag, D::Ok),
     g("-D", Flag, D::Ok),
     g("--irreversible-delete", Flag, D::Ok),
-    g("-l", OptEq, D::Ok),
+    g("-l", Val, D::Ok),
     g("--diff-filter", Val, D::Ok),
     g("-S", Val, D::Content),
     g("-G", Val, D::Content),
@@ -280,8 +280,8 @@ const REV_OPTS: &[G] = &[
     g("--remove-empty", Flag, D::Ok),
     g("--merges", Flag, D::Ok),
     g("--no-merges", Flag, D::Ok),
-    g("--min-parents", Val, D::Ok),
-    g("--max-parents", Val, D::Ok),
+    g("--min-parents", Equals, D::Ok),
+    g("--max-parents", Equals, D::Ok),
     g("--no-min-parents", Flag, D::Ok),
     g("--no-max-parents", Flag, D::Ok),
     g("--first-parent", Flag, D::Ok),
@@ -357,7 +357,6 @@ const REV_OPTS: &[G] = &[
     g("-m", Flag, D::Content),
     g("-c", Flag, D::Content),
     g("--cc", Flag, D::Content),
-    g("--dd", Flag, D::Content),
     g("--remerge-diff", Flag, D::Content),
     g("--diff-merges", Equals, D::Content),
     g("--no-diff-merges", Flag, D::Ok),
@@ -1374,5 +1373,37 @@ mod unit {
         assert_eq!(peel_hex("HEAD~2"), None);
         assert_eq!(peel_hex("main..HEAD"), None);
         assert_eq!(peel_hex("abc"), None);
+    }
+}
+
+#[cfg(test)]
+pub(super) mod for_tests {
+    //! The git tables, for the real-program test that runs every accepted option.
+    use super::*;
+
+    /// (subcommand, option, argv forms to try) for every option the grammar accepts.
+    pub fn accepted() -> Vec<(&'static str, &'static str, Vec<String>)> {
+        let mut out = Vec::new();
+        for sub in SUBS {
+            for table in sub.tables {
+                for o in table.iter() {
+                    if matches!(o.does, D::Refuse(_)) {
+                        continue;
+                    }
+                    let v = if o.does == D::PathRead || o.does == D::PatternFile {
+                        "readme.md"
+                    } else {
+                        "1"
+                    };
+                    let form = match o.form {
+                        F::Flag | F::OptEq | F::Next => vec![o.name.to_string()],
+                        F::Val => vec![o.name.to_string(), v.to_string()],
+                        F::Equals => vec![format!("{}={v}", o.name)],
+                    };
+                    out.push((sub.name, o.name, form));
+                }
+            }
+        }
+        out
     }
 }

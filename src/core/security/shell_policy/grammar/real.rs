@@ -675,3 +675,75 @@ fn hides_secrets_with(git: &Path) {
         }
     }
 }
+
+#[test]
+fn git_knows_every_accepted_option() {
+    let Some(git) = which("/usr/bin/git").or_else(|| which("git")) else {
+        return skip("git");
+    };
+    let scratch = Scratch::new("gitopts");
+    let dir = &scratch.0;
+    let sh = |args: &[&str]| {
+        Command::new(&git)
+            .args(args)
+            .current_dir(dir)
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .env("HOME", dir)
+            .stdin(Stdio::null())
+            .output()
+            .expect("git")
+    };
+    sh(&["init", "-q"]);
+    std::fs::write(dir.join("readme.md"), "1\n").expect("write");
+    sh(&["add", "-A"]);
+    sh(&[
+        "-c",
+        "user.name=t",
+        "-c",
+        "user.email=t@example.invalid",
+        "commit",
+        "-qm",
+        "1",
+    ]);
+    let mut bad = Vec::new();
+    for (sub, name, form) in git::for_tests::accepted() {
+        let mut args: Vec<&str> = vec![sub];
+        args.extend(form.iter().map(String::as_str));
+        if sub == "grep" && !matches!(name, "-e" | "-f") {
+            args.extend(["-e", "1"]);
+        }
+        match sub {
+            "blame" => args.extend(["--", "readme.md"]),
+            "ls-tree" => args.push("HEAD"),
+            _ => {}
+        }
+        let out = sh(&args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        // unknown, a value missing, or a value left over as an operand
+        let unknown = [
+            "unknown option",
+            "unknown switch",
+            "unrecognized",
+            "usage: git",
+            "bad revision '-",
+            "ambiguous argument '-",
+            "requires a value",
+            "requires an argument",
+            "ambiguous argument '1'",
+            "bad revision '1'",
+        ];
+        if unknown.iter().any(|u| err.contains(u)) {
+            bad.push(format!(
+                "git {}: {}",
+                args.join(" "),
+                err.lines().next().unwrap_or("")
+            ));
+        }
+    }
+    assert!(
+        bad.is_empty(),
+        "options git does not take this way:\n{}",
+        bad.join("\n")
+    );
+}
