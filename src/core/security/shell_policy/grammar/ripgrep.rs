@@ -7,6 +7,9 @@
 //! operand unless `-e`/`-f` gave one (or `--files`/`--type-list` need none); rg searches `.`
 //! recursively when given no path (its standard input is not a file or pipe here). The argv
 //! gets `--no-config`, so `RIPGREP_CONFIG_PATH` cannot add flags (`--pre` runs programs).
+//! clap 2 silently drops a value given to a flag (`--count=x`); the grammar refuses that form
+//! instead (checked by hand against rg 13: every flag exists, every valued one needs its
+//! value).
 
 use super::Arg::{No, Req};
 use super::{o, scan, why, Does, Ev, GrammarError, Order, Out, Parsed, Role, Row, Spec, Use, N, X};
