@@ -37,6 +37,9 @@ mod ripgrep;
 mod sed;
 mod tar;
 
+/// git's inserted `-c` settings and the exclusion pathspecs built from `blocked_paths`.
+pub use git::{exclusion_pathspecs, CONFIG_OVERRIDES as GIT_CONFIG_OVERRIDES};
+
 #[cfg(test)]
 mod real;
 #[cfg(test)]
