@@ -33,6 +33,7 @@
 //! → false (refused anyway); program in [`READONLY_COMMANDS`] → false; otherwise true.
 
 pub mod confine;
+pub mod grammar;
 mod output;
 mod paths;
 mod tables;
