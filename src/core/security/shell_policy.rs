@@ -292,13 +292,35 @@ impl ShellPolicy {
         }
         let scope = self.scope_for(&program);
         let operands = check_arguments(&scope, args).map_err(to_err)?;
-        let paths = generic_paths(&program, args, &operands);
+        let name = php_basename(&program).to_ascii_lowercase();
+        let (argv, paths) = match grammar::parse(&name, args) {
+            // Rule 9: the program's own grammar says which arguments are paths, and how used.
+            Some(Ok(parsed)) => {
+                for path in &parsed.paths {
+                    judge(&scope, &path.joined(), false).map_err(to_err)?;
+                }
+                let mut run = parsed.argv;
+                if let Some(first) = run.first_mut() {
+                    if *first == name {
+                        first.clone_from(&program);
+                    }
+                }
+                (run, parsed.paths)
+            }
+            Some(Err(e)) => {
+                let detail = e.subject().to_string();
+                return Err(deny(DenialReason::HardBlocked, &program, detail, e.to_string()));
+            }
+            None => {
+                let mut run = argv.clone();
+                if let Some(flag) = exec.and_then(|row| row.sandbox) {
+                    run.insert(1.min(run.len()), flag.to_string());
+                }
+                (run, generic_paths(&program, args, &operands))
+            }
+        };
         if !self.confined {
             check_trees(&scope, &paths).map_err(to_err)?;
-        }
-        let mut argv = argv.clone();
-        if let Some(flag) = exec.and_then(|row| row.sandbox) {
-            argv.insert(1.min(argv.len()), flag.to_string());
         }
         Ok(Approved {
             command: command.to_string(),
@@ -482,11 +504,7 @@ fn generic_paths(program: &str, args: &[String], operands: &[&str]) -> Vec<PathA
 fn check_trees(scope: &Scope, paths: &[PathArg]) -> Result<(), PathDenial> {
     let mut walker = Walker::new();
     for p in paths.iter().filter(|p| p.usage == Use::ReadTree) {
-        let token = match &p.base {
-            Some(base) => format!("{}/{}", base.trim_end_matches('/'), p.text),
-            None => p.text.clone(),
-        };
-        if let Some(d) = walker.check_tree(scope, &token) {
+        if let Some(d) = walker.check_tree(scope, &p.joined()) {
             return Err(d);
         }
     }
@@ -1079,7 +1097,6 @@ mod tests {
             "git log -C",
             "tar -tf a.tar",
             "sort -n f",
-            "git -- config",
         ] {
             assert_eq!(reason(&p, cmd), None, "{cmd}");
         }
@@ -1093,7 +1110,12 @@ mod tests {
                 .map(String::as_str),
             Some("--sandbox")
         );
-        assert_eq!(p.check("git status").unwrap().argv, ["git", "status"]);
+        // git's grammar: `--` before a subcommand is no subcommand at all
+        assert_eq!(reason(&p, "git -- config"), Some(DenialReason::HardBlocked));
+        let git = p.check("git status").unwrap().argv;
+        assert_eq!(git.first().map(String::as_str), Some("git"));
+        assert!(git.iter().any(|a| a == "core.fsmonitor=false"), "{git:?}");
+        assert_eq!(git.last().map(String::as_str), Some("status"));
     }
 
     #[test]

@@ -319,7 +319,8 @@ impl Shell {
             .find(|(k, _)| k == "PATH")
             .map(|(_, v)| v.clone())
             .unwrap_or_default();
-        let program = find_program(&approved.program, &cwd, &search)
+        let token = approved.argv.first().unwrap_or(&approved.program);
+        let program = find_program(token, &cwd, &search)
             .map_err(failed)?
             .ok_or(NotConfined::Missing)?;
         if is_script(&program.path) {

@@ -26,32 +26,11 @@ use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::{FileTypeExt, MetadataExt};
 use std::path::{Path, PathBuf};
 
+pub use super::grammar::{PathArg, Use};
 use super::paths::{judge_text, php_basename, PathDenial, Scope};
 use super::tables::WALK_ENTRY_CAP;
 use super::{is_blocked_name, DenialReason};
 use crate::core::sandbox::{open_path, Grants, Right, SandboxError};
-
-/// How a program uses a path it was given.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Use {
-    /// A file it reads, or a folder it lists without descending.
-    Read,
-    /// A folder it reads recursively.
-    ReadTree,
-    /// A file or folder it creates or changes.
-    Write,
-}
-
-/// One path a command will open.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PathArg {
-    /// The path as written (or `.` for an implicit cwd).
-    pub text: String,
-    /// The folder it is relative to (a `-C` in effect), as written; None: the cwd.
-    pub base: Option<String>,
-    /// How it is used.
-    pub usage: Use,
-}
 
 /// Why a command cannot be confined as approved.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -40,6 +40,8 @@ mod tar;
 /// git's inserted `-c` settings and the exclusion pathspecs built from `blocked_paths`.
 pub use git::{exclusion_pathspecs, CONFIG_OVERRIDES as GIT_CONFIG_OVERRIDES};
 
+use std::path::Path;
+
 #[cfg(test)]
 mod real;
 #[cfg(test)]
@@ -66,6 +68,18 @@ pub struct PathArg {
     pub base: Option<String>,
     /// How the program uses it.
     pub usage: Use,
+}
+
+impl PathArg {
+    /// The path relative to the cwd: `base/text`, or `text` alone.
+    pub fn joined(&self) -> String {
+        match &self.base {
+            Some(base) if !Path::new(&self.text).is_absolute() => {
+                format!("{}/{}", base.trim_end_matches('/'), self.text)
+            }
+            _ => self.text.clone(),
+        }
+    }
 }
 
 /// What one element of the input argv (`args[i]`) was read as.
@@ -140,7 +154,7 @@ pub enum GrammarError {
     },
     /// A git subcommand not on the read-only list (aliases included).
     #[error(
-        "'git {name}' is not allowed: only read-only subcommands run (status, log, show, diff, grep, blame, branch, tag, rev-parse, ls-files, ls-tree, shortlog, describe, remote)."
+        "'git {name}' is not allowed: only read-only subcommands run (status, log, show, diff, grep, blame, branch, tag, rev-parse, ls-files, ls-tree, shortlog, describe, version)."
     )]
     RefusedSubcommand { name: String },
     /// An operand refused: a revision naming a blocked path, a form that is not allowed.
@@ -153,6 +167,23 @@ pub enum GrammarError {
     /// A program refused whatever its arguments (pagers).
     #[error("'{program}' is not allowed: {why}.")]
     RefusedProgram { program: String, why: &'static str },
+}
+
+impl GrammarError {
+    /// The option, operand, subcommand or program the refusal is about (the hook's `file`).
+    pub fn subject(&self) -> &str {
+        match self {
+            GrammarError::UnknownOption { option, .. }
+            | GrammarError::AmbiguousOption { option, .. }
+            | GrammarError::MissingValue { option, .. }
+            | GrammarError::UnexpectedValue { option, .. }
+            | GrammarError::InvalidValue { option, .. }
+            | GrammarError::RefusedOption { option, .. } => option,
+            GrammarError::RefusedSubcommand { name } => name,
+            GrammarError::RefusedOperand { operand, .. } => operand,
+            GrammarError::RefusedProgram { program, .. } => program,
+        }
+    }
 }
 
 /// Reads `args` (argv without the program) as `program` (a basename, lower-cased) would.

@@ -726,8 +726,6 @@ const DESCRIBE_OPTS: &[G] = &[
     g("--exclude", Val, D::Ok),
 ];
 
-/// git remote, listing only.
-const REMOTE_OPTS: &[G] = &[g("-v", Flag, D::Ok), g("--verbose", Flag, D::Ok)];
 
 /// What a subcommand's operands are.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -870,14 +868,6 @@ const SUBS: &[Sub] = &[
         tables: &[DESCRIBE_OPTS],
         clusters: true,
         operands: Operands::Names,
-        insert: &[],
-        exclude: Exclude::Never,
-    },
-    Sub {
-        name: "remote",
-        tables: &[REMOTE_OPTS],
-        clusters: false,
-        operands: Operands::Nothing,
         insert: &[],
         exclude: Exclude::Never,
     },
