@@ -8,3 +8,5 @@ for bench in lifecycle router file_read file_write_edit shell code_search; do
     echo "== bench/$bench.php"
     php -d extension="$ROOT/target/release/libphpclaw.so" "$ROOT/bench/$bench.php"
 done
+echo "== bench/shell_sandbox.php"
+PHPCLAW_SO="$ROOT/target/release/libphpclaw.so" php "$ROOT/bench/shell_sandbox.php"

@@ -110,6 +110,57 @@ final class ShellSandboxTest extends TestCase
         }
     }
 
+    /** @return array<string, array{string}> */
+    public static function otherReaders(): array
+    {
+        return [
+            'git grep no-index' => ['git grep --no-index SECRET'],
+            'git grep' => ['git grep SECRET'],
+            'git log -p' => ['git log -p'],
+            'git show HEAD' => ['git show HEAD'],
+            'git show rev:path' => ['git show HEAD:app/wp-config.php'],
+            'git show :path' => ['git show :.env'],
+            'git cat-file' => ['git cat-file -p HEAD:.env'],
+            'git diff no-index' => ['git diff --no-index /dev/null .env'],
+            'git blame' => ['git blame .env'],
+            'git archive' => ['git archive HEAD'],
+            'git -C' => ['git -C app show HEAD:wp-config.php'],
+            'tar file list' => ['tar -T list.txt -cf - '],
+            'tar -C attached' => ['tar -C/etc -cf - passwd'],
+            'tar --directory' => ['tar --directory=/etc -cf - passwd'],
+            'tar old style' => ['tar cf - .'],
+            'tar create' => ['tar -cf - app'],
+            'sort files0-from' => ['sort --files0-from=list0.txt'],
+            'sort' => ['sort .env'],
+            'diff from-file' => ['diff -rN --from-file=. empty'],
+            'diff recursive' => ['diff -r app empty'],
+            'cat via dot-dot' => ['cat app/../.env'],
+            'head' => ['head -n 5 credentials.json'],
+            'wc files0-from' => ['wc --files0-from=list0.txt'],
+            'sed' => ['sed -n p .env'],
+            'awk' => ['awk 1 app/wp-config.php'],
+        ];
+    }
+
+    /** @dataProvider otherReaders */
+    public function testOtherProgramsNeverShowASecret(string $command): void
+    {
+        $program = strtok($command, ' ');
+        if (!self::installed($program)) {
+            self::markTestSkipped("$program missing");
+        }
+        mkdir($this->dir . '/empty');
+        file_put_contents($this->dir . '/list.txt', ".env\napp/wp-config.php\n/etc/passwd\n");
+        file_put_contents($this->dir . '/list0.txt', ".env\0/etc/passwd\0");
+        if ($program === 'git') {
+            exec('cd ' . escapeshellarg($this->dir) . ' && git init -q && git add -A'
+                . ' && git -c user.email=a@b -c user.name=a commit -qm secrets');
+        }
+        $out = self::answer(new ShellTool(['git', 'tar', 'sort', 'diff', 'cat', 'head', 'wc', 'sed', 'awk']), $command);
+        self::assertStringNotContainsString('SECRET-VALUE', $out);
+        self::assertStringNotContainsString('root:x:0', $out);
+    }
+
     public function testACleanTreeIsReadWhole(): void
     {
         if (!self::landlock()) {

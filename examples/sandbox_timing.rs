@@ -1,0 +1,40 @@
+//! Where a confined spawn's time goes: prepare (grants + ruleset) versus fork/exec/wait,
+//! confined and not, for `wc -l` on a small file. Run: cargo run --release --example sandbox_timing
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use phpclaw::core::sandbox::{kernel_abi, ChildLimits, Grants, Prepared, Right};
+use phpclaw::core::tools::process::{run_with, Limits, Spawn};
+
+fn main() {
+    let dir = std::env::temp_dir().join(format!("phpclaw-sandbox-timing-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("f.txt"), "a\nb\n").unwrap();
+    let argv: Vec<String> = ["wc", "-l", "f.txt"].iter().map(|s| s.to_string()).collect();
+    let env = vec![("PATH".into(), "/usr/bin:/bin".into())];
+    let limits = Limits { timeout: Duration::from_secs(5), ceiling: 1 << 20 };
+    let n = 300;
+    let prog = Path::new("/usr/bin/wc");
+    for _ in 0..2 {
+        let t = Instant::now();
+        let mut prep_time = Duration::ZERO;
+        for _ in 0..n {
+            let p0 = Instant::now();
+            let mut g = Grants::new();
+            g.path(prog, Right::Execute).unwrap();
+            g.path(&dir.join("f.txt"), Right::Read).unwrap();
+            let prepared = Prepared::confined(g, "wc", ChildLimits::for_command(false), kernel_abi()).unwrap();
+            prep_time += p0.elapsed();
+            run_with(&argv, &env, limits, Spawn { program: Some(prog), cwd: Some(&dir), prepared: Some(&prepared) }).unwrap();
+        }
+        let confined = t.elapsed() / n;
+        let t = Instant::now();
+        for _ in 0..n {
+            let prepared = Prepared::unconfined(ChildLimits::for_command(false));
+            run_with(&argv, &env, limits, Spawn { program: Some(prog), cwd: Some(&dir), prepared: Some(&prepared) }).unwrap();
+        }
+        let free = t.elapsed() / n;
+        println!("confined {confined:?} (prepare {:?}), unconfined {free:?}", prep_time / n);
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
