@@ -1,9 +1,11 @@
-//! The module's php.ini settings. Both are TEST-ONLY and php.ini-only (`PHP_INI_SYSTEM`:
+//! The module's php.ini settings. All are TEST-ONLY and php.ini-only (`PHP_INI_SYSTEM`:
 //! php.ini or `php -d`, never `ini_set()`), read at call time:
 //! - `phpclaw.test_allow_loopback` (bool, default 0): SSRF validation of remote tool profiles
 //!   also accepts 127.0.0.0/8 and `::1` (nothing else), so tests can serve a profile locally.
 //! - `phpclaw.test_ca_file` (path, default empty): a PEM bundle trusted in addition to the
 //!   built-in roots for outbound HTTPS, so tests can use a self-signed certificate.
+//! - `phpclaw.test_db_time_budget_ms` (integer, default 0 = the built-in 5000): a shorter
+//!   time budget for db_query, so timeout tests run fast. It can only shorten the budget.
 
 use std::ffi::{c_char, c_int, CStr};
 use std::path::PathBuf;
@@ -15,10 +17,13 @@ use ext_php_rs::zend::{IniEntryDef, IniEntryDefs, ModuleEntry};
 pub const ALLOW_LOOPBACK: &CStr = c"phpclaw.test_allow_loopback";
 /// Name of the extra CA bundle path.
 pub const CA_FILE: &CStr = c"phpclaw.test_ca_file";
+/// Name of db_query's shorter test time budget.
+pub const DB_TIME_BUDGET_MS: &CStr = c"phpclaw.test_db_time_budget_ms";
 
-static ENTRIES: IniEntryDefs<3> = IniEntryDefs::new([
+static ENTRIES: IniEntryDefs<4> = IniEntryDefs::new([
     IniEntryDef::new(ALLOW_LOOPBACK, c"0", IniEntryPermission::System),
     IniEntryDef::new(CA_FILE, c"", IniEntryPermission::System),
+    IniEntryDef::new(DB_TIME_BUDGET_MS, c"0", IniEntryPermission::System),
     IniEntryDef::end(),
 ]);
 
@@ -86,6 +91,17 @@ pub fn allow_loopback() -> bool {
 /// its patterns the way `preg_match` would.
 pub fn pcre_jit() -> bool {
     current(c"pcre.jit").map_or(true, |v| parse_bool(&v))
+}
+
+/// db_query's test time budget in milliseconds, when one is set (a positive integer).
+pub fn db_time_budget_ms() -> Option<u64> {
+    let v = current(DB_TIME_BUDGET_MS)?;
+    std::str::from_utf8(&v)
+        .ok()?
+        .trim()
+        .parse::<u64>()
+        .ok()
+        .filter(|&ms| ms > 0)
 }
 
 /// The extra CA bundle, if one is configured.

@@ -718,7 +718,7 @@ fn is_word(sql: &str, t: Option<&Token>, word: &str) -> bool {
 /// Index after a CTE list starting at the WITH token `with`, and the indices of the CTE
 /// names declared with a column list (`c(x) AS (...)`), which are not calls. Parsing stops at
 /// the first token that does not fit; whatever follows is then checked as usual.
-pub(crate) fn cte_list(
+fn cte_list(
     sql: &str,
     tokens: &[Token],
     parens: &[Option<usize>],
@@ -768,6 +768,27 @@ pub(crate) fn cte_list(
             return i;
         }
     }
+}
+
+/// Byte offset just after the SELECT keyword of the main query block, as MySQL reads the
+/// text: past leading `(` and the WITH list, the first SELECT (the one MySQL's
+/// `MAX_EXECUTION_TIME` hint must follow). None when there is no such word.
+pub fn main_select_end(sql: &str) -> Option<usize> {
+    let tokens = tokenize(sql, Dialect::MySql);
+    let parens = matching_parens(&tokens);
+    let mut i = 0;
+    while tokens.get(i).is_some_and(|t| t.kind == TokenKind::LParen) {
+        i += 1;
+    }
+    if is_word(sql, tokens.get(i), "WITH") {
+        let mut names = vec![false; tokens.len()];
+        i = cte_list(sql, &tokens, &parens, i, &mut names);
+    }
+    tokens
+        .get(i..)?
+        .iter()
+        .find(|t| t.kind == TokenKind::Word && t.text(sql).eq_ignore_ascii_case("SELECT"))
+        .map(|t| t.end)
 }
 
 /// A name as shown in a message: at most 64 characters.
@@ -1755,6 +1776,27 @@ mod tests {
                 assert!(!is_allowed_function(name, f), "{name}");
             }
         }
+    }
+
+    #[test]
+    fn main_select_is_found_past_ctes_and_parentheses() {
+        fn at(sql: &str) -> Option<&str> {
+            main_select_end(sql).map(|e| &sql[..e])
+        }
+        assert_eq!(at("SELECT 1"), Some("SELECT"));
+        assert_eq!(at("select 1 UNION SELECT 2"), Some("select"));
+        assert_eq!(
+            at("WITH c AS (SELECT 1), d(x) AS (SELECT 2) SELECT * FROM c"),
+            Some("WITH c AS (SELECT 1), d(x) AS (SELECT 2) SELECT")
+        );
+        assert_eq!(
+            at("WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x FROM c) (SELECT x FROM c)"),
+            Some("WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x FROM c) (SELECT")
+        );
+        assert_eq!(at("((SELECT 1)) UNION (SELECT 2)"), Some("((SELECT"));
+        assert_eq!(at("SELECT 'WITH' FROM t"), Some("SELECT"));
+        assert_eq!(at("WITH c AS (SELECT 1)"), None);
+        assert_eq!(at(""), None);
     }
 
     #[test]
