@@ -262,6 +262,11 @@ final class DatabaseQueryToolMariaDbTest extends TestCase
             "SELECT `load_file`('/etc/hosts')" => 'Function not permitted: LOAD_FILE.',
             'SELECT LAST_INSERT_ID(42)' => 'Function not permitted: LAST_INSERT_ID.',
             'SELECT phpclaw_test.some_function(1)' => 'Function not permitted: SOME_FUNCTION.',
+            // One call on two long strings costs their product, past any max_statement_time.
+            "SELECT LOCATE(CONCAT(REPEAT('a', 2000000), 'b'), REPEAT('a', 4000000))" => 'Function not permitted: LOCATE.',
+            "SELECT INSTR(REPEAT('a', 4000000), REPEAT('a', 2000000))" => 'Function not permitted: INSTR.',
+            "SELECT POSITION('b' IN REPEAT('a', 4000000))" => 'Function not permitted: POSITION.',
+            "SELECT SUBSTRING_INDEX(REPEAT('a', 4000000), CONCAT(REPEAT('a', 2000000), 'b'), 1)" => 'Function not permitted: SUBSTRING_INDEX.',
         ] as $sql => $message) {
             $this->assertRefusedBeforeTheServer($sql, $message);
         }

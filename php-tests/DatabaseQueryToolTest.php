@@ -255,7 +255,7 @@ final class DatabaseQueryToolTest extends TestCase
     // ---- the budget ------------------------------------------------------------------------
 
     private const TIME_MESSAGE = 'db_query: the query ran past its time budget of %d ms and was stopped. Narrow it (WHERE, LIMIT, fewer joins) and try again.';
-    private const SIZE_MESSAGE = 'db_query: the query exceeded its size budget (1048576 bytes per value, 64 columns) and was stopped. Select fewer or shorter columns (e.g. SUBSTR).';
+    private const SIZE_MESSAGE = 'db_query: the query exceeded its size budget (1048576 bytes per value, 64 columns, 100-byte LIKE/GLOB patterns) and was stopped. Select fewer or shorter columns (e.g. SUBSTR) or a shorter pattern.';
     private const ENDLESS = 'WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) AS n FROM c';
 
     private function refusal(DatabaseQueryTool $tool, string $sql): string
@@ -435,6 +435,42 @@ final class DatabaseQueryToolTest extends TestCase
         $r = $this->exec($tool, ['sql' => $cols(64)]);
         self::assertCount(64, $r['data']['rows'][0]);
         self::assertSame(self::SIZE_MESSAGE, $this->refusal($tool, $cols(65)));
+    }
+
+    public function testPatternBudgetAtAndPast(): void
+    {
+        // One LIKE call on a 1 MiB value with a 20000-byte pattern ran for minutes: SQLite
+        // cannot interrupt a function call, so the pattern length is capped.
+        $tool = new DatabaseQueryTool(self::pdo());
+        $at = str_repeat('%0', 49) . '%1';
+        self::assertSame(100, strlen($at));
+        $t = microtime(true);
+        $r = $this->exec($tool, ['sql' => 'SELECT hex(zeroblob(524287)) LIKE ? AS l, hex(zeroblob(524287)) GLOB ? AS g',
+            'params' => [$at, str_replace('%', '*', $at)]]);
+        self::assertSame([['l' => 0, 'g' => 0]], $r['data']['rows']);
+        self::assertSame(self::SIZE_MESSAGE, $this->refusal($tool, "SELECT hex(zeroblob(524287)) LIKE '" . $at . "0' AS l"));
+        self::assertSame(self::SIZE_MESSAGE, $this->refusal($tool, "SELECT hex(zeroblob(524287)) LIKE '%' || hex(zeroblob(10000)) || '1%' AS l"));
+        self::assertLessThan(3.0, microtime(true) - $t);
+    }
+
+    public function testQuadraticSingleCallsAreRefused(): void
+    {
+        // Each of these ran for seconds to minutes in one call, out of the progress handler's reach.
+        $tool = new DatabaseQueryTool(self::pdo());
+        foreach ([
+            "SELECT length(trim(hex(zeroblob(65536)), hex(zeroblob(32768)) || 'x')) AS n" => 'Function not permitted: TRIM with more than one argument.',
+            "SELECT ltrim(name, 'n') FROM items" => 'Function not permitted: LTRIM with more than one argument.',
+            "SELECT instr(hex(zeroblob(524287)) || '1', hex(zeroblob(262143)) || '1') AS i" => 'Function not permitted: INSTR.',
+            "SELECT length(printf('%.*c', 2000000000, 'x')) AS n" => 'Function not permitted: PRINTF.',
+            "SELECT format('%.*c', 2000000000, 'x') AS n" => 'Function not permitted: FORMAT.',
+            "SELECT json_patch('{}', '{}') AS j" => 'Function not permitted: JSON_PATCH.',
+        ] as $sql => $message) {
+            $t = microtime(true);
+            self::assertSame($message, $this->refusal($tool, $sql), $sql);
+            self::assertLessThan(1.0, microtime(true) - $t);
+        }
+        $r = $this->exec($tool, ['sql' => "SELECT trim('  a  ') AS t, ltrim(' b') AS l, rtrim('c ') AS r"]);
+        self::assertSame([['t' => 'a', 'l' => 'b', 'r' => 'c']], $r['data']['rows']);
     }
 
     public function testFetchingStopsAfterSixteenMegabytesOfRows(): void

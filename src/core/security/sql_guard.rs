@@ -51,8 +51,8 @@ use super::sql_tokenizer::{
 mod functions;
 
 pub use functions::{
-    MYSQL_FUNCTIONS, PAREN_KEYWORDS, PORTABLE_FUNCTIONS, RESTRICTED_SCHEMAS, SQLITE_FUNCTIONS,
-    SQLITE_READ_ONLY_PRAGMAS,
+    MYSQL_FUNCTIONS, ONE_ARGUMENT_FUNCTIONS, PAREN_KEYWORDS, PORTABLE_FUNCTIONS,
+    RESTRICTED_SCHEMAS, SQLITE_FUNCTIONS, SQLITE_READ_ONLY_PRAGMAS,
 };
 
 /// The PHP exception class phpClaw throws for every refusal (it carries no other code);
@@ -829,8 +829,31 @@ fn disallowed_call(sql: &str, tokens: &[Token], family: Family) -> Option<String
         if !is_allowed_function(&upper, family) {
             return Some(shown(&upper));
         }
+        if ONE_ARGUMENT_FUNCTIONS.contains(&upper.as_str())
+            && has_top_level_comma(sql, tokens, &parens, i + 1)
+        {
+            return Some(format!("{} with more than one argument", shown(&upper)));
+        }
     }
     None
+}
+
+/// Whether the parenthesised list opening at token `open` has a `,` outside nested parens.
+fn has_top_level_comma(sql: &str, tokens: &[Token], parens: &[Option<usize>], open: usize) -> bool {
+    let Some(close) = parens.get(open).copied().flatten() else {
+        // Unbalanced: refuse rather than guess.
+        return true;
+    };
+    let mut depth = 0usize;
+    for t in tokens.get(open + 1..close).unwrap_or(&[]) {
+        match t.kind {
+            TokenKind::LParen => depth += 1,
+            TokenKind::RParen => depth = depth.saturating_sub(1),
+            TokenKind::Operator if depth == 0 && t.text(sql) == "," => return true,
+            _ => {}
+        }
+    }
+    false
 }
 
 /// The blocked entry an upper-cased word or number run hits: the run itself, or, for a
@@ -1563,7 +1586,7 @@ mod tests {
             );
         }
         for sql in [
-            "SELECT zeroblob(4), randomblob(2), printf('%d', 1), typeof(1)",
+            "SELECT zeroblob(4), randomblob(2), typeof(1), json_patch_not_called FROM t",
             "SELECT value FROM json_each('[1,2]')",
         ] {
             assert_ok_for(sql, Family::Sqlite);
@@ -1573,6 +1596,46 @@ mod tests {
                 "{sql}"
             );
         }
+    }
+
+    #[test]
+    fn quadratic_single_calls_are_refused() {
+        for (sql, name) in [
+            ("SELECT instr(a, b) FROM t", "INSTR"),
+            ("SELECT LOCATE(a, b) FROM t", "LOCATE"),
+            ("SELECT POSITION(a IN b) FROM t", "POSITION"),
+            ("SELECT SUBSTRING_INDEX(a, b, 1) FROM t", "SUBSTRING_INDEX"),
+            ("SELECT printf('%.*c', 2000000000, 'x')", "PRINTF"),
+            ("SELECT json_patch(a, b) FROM t", "JSON_PATCH"),
+        ] {
+            for f in FAMILIES {
+                assert_msg_for(sql, f, &not_permitted(name));
+            }
+        }
+        assert_msg_for(
+            "SELECT format('%.*c', 9, 'x')",
+            Family::Sqlite,
+            &not_permitted("FORMAT"),
+        );
+        assert_ok_for("SELECT FORMAT(1234.5, 2)", Family::MySql);
+        for sql in [
+            "SELECT trim(a, b) FROM t",
+            "SELECT TRIM(a, 'xy') FROM t",
+            "SELECT trim(upper(a), (b)) FROM t",
+        ] {
+            for f in FAMILIES {
+                assert_msg_for(sql, f, &not_permitted("TRIM with more than one argument"));
+            }
+        }
+        assert_msg_for(
+            "SELECT ltrim(a, b), rtrim(a) FROM t",
+            Family::Sqlite,
+            &not_permitted("LTRIM with more than one argument"),
+        );
+        for f in FAMILIES {
+            assert_ok_for("SELECT trim(a), ltrim(coalesce(a, b)), rtrim(a) FROM t", f);
+        }
+        assert_ok_for("SELECT TRIM(BOTH 'x' FROM a) FROM t", Family::MySql);
     }
 
     #[test]

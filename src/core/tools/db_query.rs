@@ -10,8 +10,9 @@
 //! - every query runs under a [`Budget`] on the site's own connection, put back afterwards:
 //!   [`TIME_BUDGET_MS`] of wall time (SQLite: a progress handler; MariaDB: `SET STATEMENT
 //!   max_statement_time=... FOR`; MySQL: the `MAX_EXECUTION_TIME` hint), values of at most
-//!   [`MAX_VALUE_BYTES`] and at most [`MAX_COLUMNS`] columns (SQLite's length and column
-//!   limits; MySQL/MariaDB bound values by their own `max_allowed_packet`), and no writes
+//!   [`MAX_VALUE_BYTES`], at most [`MAX_COLUMNS`] columns and LIKE/GLOB patterns of at most
+//!   [`MAX_PATTERN_BYTES`] (SQLite's limits; MySQL/MariaDB bound values by their own
+//!   `max_allowed_packet`), and no writes
 //!   (SQLite: `PRAGMA query_only`; MySQL/MariaDB: the guard). A query past the time or size
 //!   budget fails with [`time_exceeded`] / [`size_exceeded`];
 //! - fetching stops after [`MAX_ROWS`] + 1 rows or once the fetched rows hold more than
@@ -41,6 +42,11 @@ pub const MAX_VALUE_BYTES: usize = 1 << 20;
 /// Most columns of a result (SQLite's `SQLITE_LIMIT_COLUMN` for the query): with
 /// [`MAX_VALUE_BYTES`], one row holds at most 64 MiB.
 pub const MAX_COLUMNS: usize = 64;
+
+/// Longest LIKE / GLOB pattern (SQLite's `SQLITE_LIMIT_LIKE_PATTERN_LENGTH` for the query;
+/// SQLite's own advice for untrusted SQL is 50): one LIKE call costs value x pattern length,
+/// and SQLite cannot interrupt it.
+pub const MAX_PATTERN_BYTES: usize = 100;
 
 /// Bytes of row data (strings by length, other values 8 bytes, plus column names) after
 /// which fetching stops.
@@ -174,6 +180,8 @@ pub struct Budget {
     pub max_value_bytes: usize,
     /// Most result columns (SQLite).
     pub max_columns: usize,
+    /// Longest LIKE / GLOB pattern (SQLite).
+    pub max_pattern_bytes: usize,
     /// Fetched bytes after which fetching stops.
     pub max_fetch_bytes: usize,
 }
@@ -185,7 +193,18 @@ impl Budget {
             time: Duration::from_millis(TIME_BUDGET_MS),
             max_value_bytes: MAX_VALUE_BYTES,
             max_columns: MAX_COLUMNS,
+            max_pattern_bytes: MAX_PATTERN_BYTES,
             max_fetch_bytes: MAX_FETCH_BYTES,
+        }
+    }
+
+    /// What a [`sqlite::SqliteBudget`] puts on the connection.
+    pub fn sqlite_limits(&self) -> sqlite::Limits {
+        sqlite::Limits {
+            time: self.time,
+            max_value_bytes: self.max_value_bytes,
+            max_columns: self.max_columns,
+            max_pattern_bytes: self.max_pattern_bytes,
         }
     }
 
@@ -215,8 +234,8 @@ pub fn time_exceeded(budget: &Budget) -> String {
 /// The message of a query refused by the size budget.
 pub fn size_exceeded(budget: &Budget) -> String {
     format!(
-        "db_query: the query exceeded its size budget ({} bytes per value, {} columns) and was stopped. Select fewer or shorter columns (e.g. SUBSTR).",
-        budget.max_value_bytes, budget.max_columns
+        "db_query: the query exceeded its size budget ({} bytes per value, {} columns, {}-byte LIKE/GLOB patterns) and was stopped. Select fewer or shorter columns (e.g. SUBSTR) or a shorter pattern.",
+        budget.max_value_bytes, budget.max_columns, budget.max_pattern_bytes
     )
 }
 
@@ -321,7 +340,8 @@ pub fn failure_message(
     }
     let size = engine == Engine::Sqlite
         && (error.code == Some(sqlite::SQLITE_TOOBIG)
-            || error.message.contains("too many columns in result set"));
+            || error.message.contains("too many columns in result set")
+            || error.message.contains("LIKE or GLOB pattern too complex"));
     if size {
         return size_exceeded(budget);
     }
@@ -624,6 +644,7 @@ mod tests {
         assert_eq!(b.time, Duration::from_secs(5));
         assert_eq!(b.max_value_bytes, 1_048_576);
         assert_eq!(b.max_columns, 64);
+        assert_eq!(b.max_pattern_bytes, 100);
         assert_eq!(b.max_fetch_bytes, 16_777_216);
         assert_eq!(
             Budget::with_time_ms(Some(300)).time,
@@ -689,7 +710,7 @@ mod tests {
         let time = time_exceeded(&b);
         let size = size_exceeded(&b);
         assert_eq!(time, "db_query: the query ran past its time budget of 5000 ms and was stopped. Narrow it (WHERE, LIMIT, fewer joins) and try again.");
-        assert_eq!(size, "db_query: the query exceeded its size budget (1048576 bytes per value, 64 columns) and was stopped. Select fewer or shorter columns (e.g. SUBSTR).");
+        assert_eq!(size, "db_query: the query exceeded its size budget (1048576 bytes per value, 64 columns, 100-byte LIKE/GLOB patterns) and was stopped. Select fewer or shorter columns (e.g. SUBSTR) or a shorter pattern.");
         let s = Engine::Sqlite;
         assert_eq!(
             failure_message(s, &err(Some(9), "interrupted"), false, &b),
@@ -707,6 +728,15 @@ mod tests {
                     Some(1),
                     "SQLSTATE[HY000]: General error: 1 too many columns in result set"
                 ),
+                false,
+                &b
+            ),
+            size
+        );
+        assert_eq!(
+            failure_message(
+                s,
+                &err(Some(1), "LIKE or GLOB pattern too complex"),
                 false,
                 &b
             ),

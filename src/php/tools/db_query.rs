@@ -182,9 +182,7 @@ impl Database<Pending> for Pdo<'_> {
             let db = unsafe { phpclaw_pdo_sqlite_db(zend::obj_ptr(self.pdo)) };
             // SAFETY: `db` is null or this PDO object's live sqlite3 handle, of the SQLite
             // pdo_sqlite loaded; a PHP request runs on one thread.
-            let begun = unsafe {
-                SqliteBudget::begin(db, budget.time, budget.max_value_bytes, budget.max_columns)
-            };
+            let begun = unsafe { SqliteBudget::begin(db, budget.sqlite_limits()) };
             match begun {
                 Ok(b) => Some(b),
                 Err(_) => return Err(ToolError::tool(core::NO_BUDGET)),

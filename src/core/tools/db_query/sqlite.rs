@@ -5,11 +5,14 @@
 //! - a progress handler ends any statement on the connection once the deadline has passed
 //!   (SQLite then answers `SQLITE_INTERRUPT`; an interrupted read-only statement does not
 //!   roll back the site's open transaction);
-//! - `SQLITE_LIMIT_LENGTH` is lowered to the value budget (`zeroblob`, `randomblob`,
-//!   `printf`, `replace`, `group_concat`... and any stored value longer than that fail with
-//!   `SQLITE_TOOBIG` before the bytes are allocated) and `SQLITE_LIMIT_COLUMN` to the column
-//!   budget, so one result row holds at most columns x value bytes. Neither is ever raised:
-//!   a site that set lower limits keeps them;
+//! - `SQLITE_LIMIT_LENGTH` is lowered to the value budget (`zeroblob`, `randomblob`, `hex`,
+//!   `||`, `group_concat`... and any stored value longer than that fail with `SQLITE_TOOBIG`
+//!   before the bytes are allocated), `SQLITE_LIMIT_COLUMN` to the column budget, so one
+//!   result row holds at most columns x value bytes, and `SQLITE_LIMIT_LIKE_PATTERN_LENGTH`
+//!   to the pattern budget, so one LIKE or GLOB call (which no progress handler can
+//!   interrupt) costs at most value x pattern length (SQLite's "Defense Against The Dark
+//!   Arts" page advises all three for untrusted SQL). None is ever raised: a site that set
+//!   lower limits keeps them;
 //! - `PRAGMA query_only` is on, so no statement can write to any attached database file.
 //!
 //! Dropping the budget removes the handler and restores both limits (`sqlite3_limit`
@@ -37,6 +40,7 @@ const SQLITE_OK: c_int = 0;
 const SQLITE_ROW: c_int = 100;
 const SQLITE_LIMIT_LENGTH: c_int = 0;
 const SQLITE_LIMIT_COLUMN: c_int = 2;
+const SQLITE_LIMIT_LIKE_PATTERN_LENGTH: c_int = 8;
 
 /// Virtual machine steps between two deadline checks (a check costs one clock read).
 const PROGRESS_STEPS: c_int = 1000;
@@ -154,22 +158,30 @@ pub struct SqliteBudget {
     old_query_only: Option<bool>,
     old_length: Option<c_int>,
     old_columns: Option<c_int>,
+    old_pattern: Option<c_int>,
     handler: bool,
 }
 
+/// The limits a [`SqliteBudget`] puts on a connection.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    /// Time from now until the deadline.
+    pub time: Duration,
+    /// `SQLITE_LIMIT_LENGTH`.
+    pub max_value_bytes: usize,
+    /// `SQLITE_LIMIT_COLUMN`.
+    pub max_columns: usize,
+    /// `SQLITE_LIMIT_LIKE_PATTERN_LENGTH`.
+    pub max_pattern_bytes: usize,
+}
+
 impl SqliteBudget {
-    /// Put the budget on `db`: `time` from now, values of at most `max_value_bytes`, at most
-    /// `max_columns` result columns, no writes.
+    /// Put the budget on `db`: the deadline and limits of `limits`, and no writes.
     ///
     /// # Safety
     /// `db` is null or a live `sqlite3*` of the SQLite library loaded in this process, and no
     /// other thread uses it while the budget lives.
-    pub unsafe fn begin(
-        db: *mut c_void,
-        time: Duration,
-        max_value_bytes: usize,
-        max_columns: usize,
-    ) -> Result<SqliteBudget, BudgetError> {
+    pub unsafe fn begin(db: *mut c_void, limits: Limits) -> Result<SqliteBudget, BudgetError> {
         if db.is_null() {
             return Err(BudgetError::NoConnection);
         }
@@ -179,12 +191,13 @@ impl SqliteBudget {
             api,
             db,
             deadline: Box::new(Deadline {
-                at: now.checked_add(time).unwrap_or(now),
+                at: now.checked_add(limits.time).unwrap_or(now),
                 fired: Cell::new(false),
             }),
             old_query_only: None,
             old_length: None,
             old_columns: None,
+            old_pattern: None,
             handler: false,
         };
         // From here on, an early return drops `budget`, which undoes what was done.
@@ -193,8 +206,10 @@ impl SqliteBudget {
             return Err(BudgetError::QueryOnly);
         }
         budget.old_query_only = Some(old);
-        budget.old_length = Some(budget.lower(SQLITE_LIMIT_LENGTH, max_value_bytes));
-        budget.old_columns = Some(budget.lower(SQLITE_LIMIT_COLUMN, max_columns));
+        budget.old_length = Some(budget.lower(SQLITE_LIMIT_LENGTH, limits.max_value_bytes));
+        budget.old_columns = Some(budget.lower(SQLITE_LIMIT_COLUMN, limits.max_columns));
+        budget.old_pattern =
+            Some(budget.lower(SQLITE_LIMIT_LIKE_PATTERN_LENGTH, limits.max_pattern_bytes));
         let arg: *mut Deadline = &raw mut *budget.deadline;
         // SAFETY: a live handle; the handler and its argument stay valid until Drop
         // unregisters them.
@@ -273,6 +288,7 @@ impl Drop for SqliteBudget {
         for (id, old) in [
             (SQLITE_LIMIT_LENGTH, self.old_length),
             (SQLITE_LIMIT_COLUMN, self.old_columns),
+            (SQLITE_LIMIT_LIKE_PATTERN_LENGTH, self.old_pattern),
         ] {
             if let Some(old) = old {
                 // SAFETY: a live handle; puts back the value sqlite3_limit returned.
@@ -364,7 +380,13 @@ mod tests {
 
     fn budget(db: &TestDb, ms: u64) -> SqliteBudget {
         // SAFETY: the test's own live handle, one thread.
-        unsafe { SqliteBudget::begin(db.db, Duration::from_millis(ms), 1000, 3) }.unwrap()
+        let limits = Limits {
+            time: Duration::from_millis(ms),
+            max_value_bytes: 1000,
+            max_columns: 3,
+            max_pattern_bytes: 10,
+        };
+        unsafe { SqliteBudget::begin(db.db, limits) }.unwrap()
     }
 
     const ENDLESS: &str =
@@ -401,6 +423,7 @@ mod tests {
         let Some(db) = open() else { return };
         let old_length = limit(&db, SQLITE_LIMIT_LENGTH);
         let old_columns = limit(&db, SQLITE_LIMIT_COLUMN);
+        let old_pattern = limit(&db, SQLITE_LIMIT_LIKE_PATTERN_LENGTH);
         {
             let _b = budget(&db, 5000);
             assert_eq!(run(&db, "SELECT zeroblob(1000)"), SQLITE_OK);
@@ -415,9 +438,13 @@ mod tests {
             );
             assert_eq!(run(&db, "SELECT 1, 2, 3"), SQLITE_OK);
             assert_ne!(run(&db, "SELECT 1, 2, 3, 4"), SQLITE_OK);
+            assert_eq!(run(&db, "SELECT 'a' LIKE '%%%%%%%%%a'"), SQLITE_OK);
+            assert_ne!(run(&db, "SELECT 'a' LIKE '%%%%%%%%%%a'"), SQLITE_OK);
+            assert_ne!(run(&db, "SELECT 'a' GLOB '**********a'"), SQLITE_OK);
         }
         assert_eq!(limit(&db, SQLITE_LIMIT_LENGTH), old_length);
         assert_eq!(limit(&db, SQLITE_LIMIT_COLUMN), old_columns);
+        assert_eq!(limit(&db, SQLITE_LIMIT_LIKE_PATTERN_LENGTH), old_pattern);
         assert_eq!(run(&db, "SELECT zeroblob(1001), 1, 2, 3, 4"), SQLITE_OK);
     }
 
@@ -454,7 +481,13 @@ mod tests {
     #[test]
     fn null_handle_is_refused() {
         // SAFETY: a null handle is allowed and refused.
-        let e = unsafe { SqliteBudget::begin(std::ptr::null_mut(), Duration::ZERO, 1, 1) };
+        let limits = Limits {
+            time: Duration::ZERO,
+            max_value_bytes: 1,
+            max_columns: 1,
+            max_pattern_bytes: 1,
+        };
+        let e = unsafe { SqliteBudget::begin(std::ptr::null_mut(), limits) };
         assert_eq!(e.err(), Some(BudgetError::NoConnection));
     }
 }
