@@ -364,6 +364,45 @@ final class DatabaseQueryToolMariaDbTest extends TestCase
         }
     }
 
+    public function testAHugeResultNeverReachesPhpsMemory(): void
+    {
+        // 300 rows of 1 MB: buffered, the whole 300 MB would land in PHP's memory (and with
+        // memory_limit=-1, Debian's CLI default, nothing would stop it). Unbuffered, fetching
+        // stops once 16 MiB are in, and the rest is drained without being kept.
+        $file = tempnam(sys_get_temp_dir(), 'phpclaw-dbq-my-child-');
+        file_put_contents($file, <<<'PHP'
+            <?php
+            $pdo = new PDO(getenv('PHPCLAW_MYSQL_DSN'), getenv('PHPCLAW_MYSQL_USER'), getenv('PHPCLAW_MYSQL_PASSWORD'));
+            $pdo->setAttribute(PDO::ATTR_ERRMODE, PDO::ERRMODE_EXCEPTION);
+            $pdo->setAttribute(PDO::ATTR_EMULATE_PREPARES, $argv[1] === '1');
+            $tool = new PhpClaw\Tools\DatabaseQueryTool($pdo, sys_get_temp_dir() . '/phpclaw-no-such-dir');
+            $base = memory_get_usage();
+            $r = json_decode($tool->execute(['sql' => "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 300) "
+                . "SELECT x, REPEAT('a', 1000000) AS big FROM c"]), true);
+            echo json_encode([
+                'total' => $r['data']['total_rows'], 'truncated' => $r['data']['truncated'],
+                'peak' => memory_get_peak_usage() - $base,
+                'buffered' => $pdo->getAttribute(PDO::MYSQL_ATTR_USE_BUFFERED_QUERY),
+                'next' => $pdo->query('SELECT 41 + 1')->fetchColumn(),
+            ]);
+            PHP);
+        try {
+            foreach (['1', '0'] as $emulate) {
+                $run = Subprocess::php(['-d', 'extension=' . PHPCLAW_MODULE, '-d', 'memory_limit=128M',
+                    '-d', 'display_errors=stderr', $file, $emulate]);
+                self::assertSame(0, $run['code'], $run['stdout'] . $run['stderr']);
+                $r = json_decode($run['stdout'], true, 512, JSON_THROW_ON_ERROR);
+                self::assertSame(17, $r['total'], "emulate=$emulate");
+                self::assertTrue($r['truncated']);
+                self::assertLessThan(100 << 20, $r['peak'], "emulate=$emulate");
+                self::assertEquals(1, $r['buffered'], 'the site\'s setting is back');
+                self::assertEquals(42, $r['next']);
+            }
+        } finally {
+            unlink($file);
+        }
+    }
+
     public function testServerErrorIsDatabaseQueryFailed(): void
     {
         $log = $this->dir . '/error.log';

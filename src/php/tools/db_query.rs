@@ -5,6 +5,10 @@
 //! On a SQLite connection the query runs inside a `SqliteBudget` on the site's own sqlite3
 //! handle (found by the C shim `db_query_shim.c`), removed before the answer, also when PHP
 //! bails out (fatal error) in the middle: the budget is put back and the bailout goes on.
+//! On MySQL/MariaDB the query runs unbuffered (`PDO::MYSQL_ATTR_USE_BUFFERED_QUERY` off for
+//! its duration, then put back), so only the rows fetched ever reach PHP's memory; the rest
+//! is drained by mysqlnd without being kept, within the server's time budget. After a
+//! bailout that setting is not put back (no PHP call is safe then); the request is ending.
 
 use std::ffi::c_void;
 use std::panic::AssertUnwindSafe;
@@ -45,6 +49,8 @@ const FETCH_ASSOC: i64 = 2;
 const ATTR_SERVER_VERSION: i64 = 4;
 /// `PDO::ATTR_DRIVER_NAME`.
 const ATTR_DRIVER_NAME: i64 = 16;
+/// `PDO::MYSQL_ATTR_USE_BUFFERED_QUERY`.
+const MYSQL_ATTR_USE_BUFFERED_QUERY: i64 = 1000;
 
 fn scope() -> *mut ext_php_rs::ffi::zend_class_entry {
     DB_QUERY.ptr()
@@ -125,6 +131,34 @@ impl Pdo<'_> {
         }
     }
 
+    /// pdo_mysql's buffered-query setting; None when it cannot be read.
+    fn buffered(&self) -> Option<bool> {
+        let mut a = Zval::new();
+        a.set_long(MYSQL_ATTR_USE_BUFFERED_QUERY);
+        match zend::call_method(self.pdo, "getAttribute", &mut [a]) {
+            Ok(v) => v.long().map(|l| l != 0).or_else(|| v.bool()),
+            Err(Pending) => {
+                drop(Thrown::take());
+                None
+            }
+        }
+    }
+
+    /// Set pdo_mysql's buffered-query setting; whether it was set.
+    fn set_buffered(&self, on: bool) -> bool {
+        let mut a = Zval::new();
+        a.set_long(MYSQL_ATTR_USE_BUFFERED_QUERY);
+        let mut v = Zval::new();
+        v.set_bool(on);
+        match zend::call_method(self.pdo, "setAttribute", &mut [a, v]) {
+            Ok(r) => r.bool() == Some(true),
+            Err(Pending) => {
+                drop(Thrown::take());
+                false
+            }
+        }
+    }
+
     /// Prepare, execute, and hand rows to `keep` until it answers false.
     fn query(&self, sql: &str, keep: &mut dyn FnMut(Value) -> bool) -> Result<(), Failed> {
         let stmt = zend::call_method(self.pdo, "prepare", &mut [zend::str_zval(sql)])
@@ -190,11 +224,46 @@ impl Database<Pending> for Pdo<'_> {
         } else {
             None
         };
+        let rebuffer = match engine {
+            Engine::Sqlite => false,
+            Engine::MariaDb | Engine::MySql => match self.buffered() {
+                Some(true) if self.set_buffered(false) => true,
+                Some(false) => false,
+                _ => return Err(ToolError::tool(core::NO_BUDGET)),
+            },
+        };
         let this = &*self;
         let outcome = try_catch(AssertUnwindSafe(|| this.query(sql, keep)));
         let timed_out = sqlite.as_ref().is_some_and(SqliteBudget::timed_out);
         // The connection is the site's again before anything else happens.
         drop(sqlite);
+        if let Err(CatchError::Bailout) = outcome {
+            // SAFETY: PHP was bailing out (fatal error) when the query was cut short; the
+            // SQLite budget is off again, so the bailout continues where the engine expects it.
+            unsafe { bailout() }
+        }
+        let result = self.answer(outcome, engine, timed_out, budget);
+        if rebuffer {
+            // A PHP call does not run while an exception is pending: hold it meanwhile.
+            let pending = Thrown::take();
+            self.set_buffered(true);
+            if let Some(t) = pending {
+                t.rethrow();
+            }
+        }
+        result
+    }
+}
+
+impl Pdo<'_> {
+    /// The run's answer from the query's outcome.
+    fn answer(
+        &self,
+        outcome: Result<Result<(), Failed>, CatchError>,
+        engine: Engine,
+        timed_out: bool,
+        budget: &Budget,
+    ) -> Result<(), ToolError<Pending>> {
         match outcome {
             Ok(Ok(())) => Ok(()),
             Ok(Err(Failed::Pending)) => Err(pdo_failure(engine, timed_out, budget)),
@@ -210,9 +279,6 @@ impl Database<Pending> for Pdo<'_> {
                     Ok(())
                 }
             }
-            // SAFETY: PHP was bailing out (fatal error) when the query was cut short; the
-            // budget is off again, so the bailout continues where the engine expects it.
-            Err(CatchError::Bailout) => unsafe { bailout() },
             Err(_) => Err(ToolError::tool(core::QUERY_FAILED)),
         }
     }
