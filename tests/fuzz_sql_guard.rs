@@ -6,6 +6,9 @@
 //!   markers, blocked words, credential names): whatever the guard accepts is, under every
 //!   dialect reading, one statement with no comment, no illegal byte, no open literal, a
 //!   SELECT/WITH lead, no blocked or restricted word, and placeholders at the same offsets.
+//! - Function calls: under each database family, no accepted query calls (name followed by
+//!   `(`, in any reading) anything outside that family's allow-list, a qualified (stored)
+//!   function, a settable SQLite pragma table, or names a restricted schema or assigns `:=`.
 //! - Large adversarial inputs finish in linear time.
 //!
 //! Default case counts keep the file well under five seconds; set `PROPTEST_CASES` for a
@@ -14,9 +17,11 @@
 use std::time::{Duration, Instant};
 
 use phpclaw::core::security::sql_guard::{
-    check_read_only, is_blocked_word, validate, RESTRICTED_IDENTIFIERS,
+    check_read_only, is_allowed_function, is_blocked_word, is_paren_keyword, unquote_identifier,
+    validate, validate_for, Family, RESTRICTED_IDENTIFIERS, RESTRICTED_SCHEMAS,
+    SQLITE_READ_ONLY_PRAGMAS,
 };
-use phpclaw::core::security::sql_tokenizer::{tokenize, TokenKind, ALL_DIALECTS};
+use phpclaw::core::security::sql_tokenizer::{tokenize, Token, TokenKind, ALL_DIALECTS};
 use proptest::prelude::*;
 
 /// `default_cases`, or `PROPTEST_CASES / divisor` (at least the default) for long runs, so
@@ -76,6 +81,32 @@ const TRICKY: &[&str] = &[
     "information_schema",
     "DROP",
     "SET",
+    "sleep(",
+    "`sleep`(",
+    "\"lastval\"(",
+    "[is_free_lock](",
+    "master_gtid_wait(",
+    "nextval",
+    "NEXT VALUE FOR s",
+    "PREVIOUS VALUE FOR",
+    "my_udf(",
+    "db.abs(",
+    "`db`.",
+    "mysql.",
+    "`mysql`.",
+    "\"sys\".",
+    "[performance_schema].",
+    "`information_schema`",
+    "pragma_query_only",
+    "pragma_foreign_keys(",
+    "@a :=",
+    ":=",
+    "1abc(",
+    "`in`(",
+    "AS c(",
+    "WITH c(x) AS (SELECT 1) SELECT ",
+    "load_extension(",
+    "authentication_string",
 ];
 
 /// Harmless pieces, so that a fair share of generated queries is accepted.
@@ -118,6 +149,18 @@ const BENIGN: &[&str] = &[
     "[c]",
     "$$z$$",
     "pragma_table_info",
+    "abs(",
+    "count(*)",
+    "`abs`(",
+    "IN (",
+    "EXISTS (",
+    "zeroblob(",
+    "date_format(",
+    "CAST(a AS DECIMAL(10,2))",
+    "OVER (",
+    "WITH c(x) AS (SELECT 1), d(y) AS (SELECT 2) SELECT ",
+    "AS",
+    "c",
 ];
 
 fn sqlish() -> impl Strategy<Value = String> {
@@ -221,6 +264,96 @@ fn accepted_is_clean(sql: &str) {
     }
 }
 
+/// For each `(` token, the index of its matching `)`.
+fn closers(toks: &[Token]) -> Vec<Option<usize>> {
+    let mut out = vec![None; toks.len()];
+    let mut open = Vec::new();
+    for (i, t) in toks.iter().enumerate() {
+        match t.kind {
+            TokenKind::LParen => open.push(i),
+            TokenKind::RParen => {
+                if let Some(o) = open.pop() {
+                    out[o] = Some(i);
+                }
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+fn word_is(sql: &str, t: Option<&Token>, w: &str) -> bool {
+    t.is_some_and(|t| t.kind == TokenKind::Word && t.text(sql).eq_ignore_ascii_case(w))
+}
+
+fn names_something(sql: &str, t: &Token) -> bool {
+    match t.kind {
+        TokenKind::Word | TokenKind::QuotedIdent(_) => true,
+        TokenKind::Number => t
+            .text(sql)
+            .bytes()
+            .any(|b| b.is_ascii_alphabetic() || b == b'_'),
+        _ => false,
+    }
+}
+
+/// What a query accepted for `family` must not contain, checked independently of the
+/// guard's own walk: every call is an allowed function, an unquoted grammar word, a type or
+/// alias list after AS, or a CTE name (after WITH/RECURSIVE, or after `,` with `) AS` next).
+fn accepted_calls_are_allowed(sql: &str, family: Family) {
+    let Ok(checked) = validate_for(sql, family) else {
+        return;
+    };
+    for &d in ALL_DIALECTS {
+        let toks = tokenize(checked, d);
+        let close = closers(&toks);
+        for (i, t) in toks.iter().enumerate() {
+            if !names_something(checked, t) {
+                continue;
+            }
+            let name = unquote_identifier(t.text(checked));
+            let folded = name.to_ascii_lowercase();
+            assert!(
+                !RESTRICTED_SCHEMAS
+                    .iter()
+                    .any(|s| s.eq_ignore_ascii_case(&folded)),
+                "schema {name} under {d:?}: {checked:?}"
+            );
+            let upper = name.to_ascii_uppercase();
+            assert!(
+                !upper.starts_with("PRAGMA_") || SQLITE_READ_ONLY_PRAGMAS.contains(&upper.as_str()),
+                "pragma {upper} under {d:?}: {checked:?}"
+            );
+            if !toks.get(i + 1).is_some_and(|n| n.kind == TokenKind::LParen) {
+                continue;
+            }
+            let prev = i.checked_sub(1).and_then(|p| toks.get(p));
+            assert!(
+                !prev.is_some_and(|p| p.text(checked) == "."),
+                "qualified call {upper} under {d:?}: {checked:?}"
+            );
+            let after_close = close[i + 1].and_then(|c| toks.get(c + 1));
+            let cte = word_is(checked, prev, "WITH")
+                || word_is(checked, prev, "RECURSIVE")
+                || (prev.is_some_and(|p| p.text(checked) == ",")
+                    && word_is(checked, after_close, "AS"));
+            let keyword = t.kind == TokenKind::Word && is_paren_keyword(&upper);
+            assert!(
+                cte || keyword
+                    || word_is(checked, prev, "AS")
+                    || is_allowed_function(&upper, family),
+                "call {upper} under {d:?} for {family:?}: {checked:?}"
+            );
+        }
+        assert!(
+            !toks
+                .windows(2)
+                .any(|w| w[0].text(checked) == ":" && w[1].text(checked) == "="),
+            "assignment under {d:?}: {checked:?}"
+        );
+    }
+}
+
 proptest! {
     #![proptest_config(config(256, 1))]
 
@@ -246,6 +379,13 @@ proptest! {
     #[test]
     fn read_shaped_accepted_means_clean(s in read_prefix()) {
         accepted_is_clean(&s);
+    }
+
+    #[test]
+    fn accepted_queries_call_only_allowed_functions(s in read_prefix()) {
+        for family in [Family::MySql, Family::Sqlite, Family::Portable] {
+            accepted_calls_are_allowed(&s, family);
+        }
     }
 
     #[test]
@@ -314,5 +454,27 @@ fn generator_yields_accepted_queries() {
     assert!(
         accepted >= 20,
         "only {accepted}/400 accepted: the property would be vacuous"
+    );
+}
+
+#[test]
+fn generator_yields_accepted_calls() {
+    use proptest::strategy::ValueTree;
+    use proptest::test_runner::TestRunner;
+    let mut runner = TestRunner::deterministic();
+    let strat = read_prefix();
+    let with_calls = (0..2000)
+        .filter_map(|_| strat.new_tree(&mut runner).ok())
+        .map(|t| t.current())
+        .filter(|q| validate_for(q, Family::Sqlite).is_ok())
+        .filter(|q| {
+            let toks = tokenize(q, phpclaw::core::security::sql_tokenizer::Dialect::Sqlite);
+            toks.windows(2)
+                .any(|w| names_something(q, &w[0]) && w[1].kind == TokenKind::LParen)
+        })
+        .count();
+    assert!(
+        with_calls >= 10,
+        "only {with_calls}/2000 accepted queries call a function: the call property would be vacuous"
     );
 }

@@ -8,6 +8,9 @@
 //!   also accepts 127.0.0.0/8 and `::1` (nothing else), so tests can serve a profile locally.
 //! - `phpclaw.test_ca_file` (path, default empty): a PEM bundle trusted in addition to the
 //!   built-in roots for outbound HTTPS, so tests can use a self-signed certificate.
+//! - `phpclaw.test_sandbox_abi`, `phpclaw.test_shell_trust_arguments`: see the README.
+//! - `phpclaw.test_db_time_budget_ms` (integer, default 0 = the built-in 5000): a shorter
+//!   time budget for db_query, so timeout tests run fast. It can only shorten the budget.
 
 use std::ffi::{c_char, c_int, CStr};
 use std::path::PathBuf;
@@ -28,12 +31,16 @@ pub const TEST_SANDBOX_ABI: &CStr = c"phpclaw.test_sandbox_abi";
 /// Name of the test-only switch that approves any arguments of an allowlisted program.
 pub const TEST_TRUST_ARGUMENTS: &CStr = c"phpclaw.test_shell_trust_arguments";
 
-static ENTRIES: IniEntryDefs<6> = IniEntryDefs::new([
+/// Name of db_query's shorter test time budget.
+pub const DB_TIME_BUDGET_MS: &CStr = c"phpclaw.test_db_time_budget_ms";
+
+static ENTRIES: IniEntryDefs<7> = IniEntryDefs::new([
     IniEntryDef::new(ALLOW_LOOPBACK, c"0", IniEntryPermission::System),
     IniEntryDef::new(CA_FILE, c"", IniEntryPermission::System),
     IniEntryDef::new(SHELL_SANDBOX, c"auto", IniEntryPermission::System),
     IniEntryDef::new(TEST_SANDBOX_ABI, c"", IniEntryPermission::System),
     IniEntryDef::new(TEST_TRUST_ARGUMENTS, c"0", IniEntryPermission::System),
+    IniEntryDef::new(DB_TIME_BUDGET_MS, c"0", IniEntryPermission::System),
     IniEntryDef::end(),
 ]);
 
@@ -122,6 +129,17 @@ pub fn sandbox_abi() -> i32 {
 /// Whether the test-only argument trust is on.
 pub fn trust_arguments() -> bool {
     current(TEST_TRUST_ARGUMENTS).is_some_and(|v| parse_bool(&v))
+}
+
+/// db_query's test time budget in milliseconds, when one is set (a positive integer).
+pub fn db_time_budget_ms() -> Option<u64> {
+    let v = current(DB_TIME_BUDGET_MS)?;
+    std::str::from_utf8(&v)
+        .ok()?
+        .trim()
+        .parse::<u64>()
+        .ok()
+        .filter(|&ms| ms > 0)
 }
 
 /// The extra CA bundle, if one is configured.

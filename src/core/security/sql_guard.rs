@@ -15,12 +15,27 @@
 //!    not know those quotes and would splice a bound value, quotes and all, into them),
 //!    and every reading finds its `?` / `:name` placeholders at the same offsets (else
 //!    PDO could splice a value where the server reads code);
-//! 7. and then, on the raw text, names none of [`RESTRICTED_IDENTIFIERS`] as a whole word,
-//!    in literals too (as phpClaw does), with accented/full-width Latin letters folded.
+//! 7. names no server schema of [`RESTRICTED_SCHEMAS`] (`mysql`, `information_schema`,
+//!    `performance_schema`, `sys`) and no credential name as an identifier, compared after
+//!    unquoting every quoting style (`` `a`.`b` ``, `"a"."b"`, `[a].[b]`) and folding, and
+//!    no SQLite `pragma_*` table outside [`SQLITE_READ_ONLY_PRAGMAS`], called or not;
+//! 8. assigns no variable (`@v := 1`);
+//! 9. calls only functions of the allow-list of its database [`Family`]: a call is a name
+//!    (word, digit-led name or quoted identifier) followed by `(`; grammar words of
+//!    [`PAREN_KEYWORDS`] (unquoted only), type names after `AS` and the column lists of
+//!    CTE names (`WITH c(x) AS (...)`) are not calls, and a schema-qualified call
+//!    (`db.f(...)`, a stored function) is always refused;
+//! 10. and then, on the raw text, names none of [`RESTRICTED_IDENTIFIERS`] or
+//!     [`EXTRA_RESTRICTED_IDENTIFIERS`] as a whole word, in literals too (as phpClaw does),
+//!     with accented/full-width Latin letters folded.
 //!
 //! Order: phpClaw's own rules first (generic reading, its tables, its first-word rule),
 //! then its restricted-name check, then every rule above under every reading; so a query
 //! phpClaw refuses gets phpClaw's exact message, and ours only add refusals.
+//!
+//! Sequences (`NEXT VALUE FOR`), locks, waits, sleeps, file functions and user-defined
+//! functions are refused by rule 9 whatever their spelling; the blocked-word tables of rule
+//! 4 still run first so that phpClaw's own refusals keep phpClaw's messages.
 //!
 //! Everything is checked on tokens, so `SELECT 'DELETE'` passes and `SELECT ';'` is one
 //! statement. Every check is linear in the input.
@@ -31,6 +46,13 @@ use once_cell::sync::Lazy;
 
 use super::sql_tokenizer::{
     tokenize, CommentKind, Dialect, QuoteStyle, Token, TokenKind, ALL_DIALECTS,
+};
+
+mod functions;
+
+pub use functions::{
+    MYSQL_FUNCTIONS, ONE_ARGUMENT_FUNCTIONS, PAREN_KEYWORDS, PORTABLE_FUNCTIONS,
+    RESTRICTED_SCHEMAS, SQLITE_FUNCTIONS, SQLITE_READ_ONLY_PRAGMAS,
 };
 
 /// The PHP exception class phpClaw throws for every refusal (it carries no other code);
@@ -191,15 +213,19 @@ pub const BLOCKED_FUNCTIONS: &[&str] = &[
     "WAIT_UNTIL_SQL_THREAD_AFTER_GTIDS",
 ];
 
-/// Row-locking clauses as consecutive words: phpClaw's `FOR UPDATE` and `FOR SHARE`, then
+/// Clauses as consecutive words: phpClaw's row locks `FOR UPDATE` and `FOR SHARE`, then
 /// PostgreSQL's `FOR KEY SHARE` / `FOR NO KEY UPDATE` and MySQL's `LOCK IN SHARE MODE`
-/// (the last two also hit a blocked word first; kept so the table is complete).
+/// (the last two also hit a blocked word first; kept so the table is complete), and
+/// MariaDB's sequence operators `NEXT VALUE FOR s` (advances the sequence) and
+/// `PREVIOUS VALUE FOR s` (MariaDB "CREATE SEQUENCE" / "Sequence Overview").
 pub const BLOCKED_SEQUENCES: &[&[&str]] = &[
     &["FOR", "UPDATE"],
     &["FOR", "SHARE"],
     &["FOR", "KEY", "SHARE"],
     &["FOR", "NO", "KEY", "UPDATE"],
     &["LOCK", "IN", "SHARE", "MODE"],
+    &["NEXT", "VALUE", "FOR"],
+    &["PREVIOUS", "VALUE", "FOR"],
 ];
 
 /// Credential names a query may not mention (phpClaw `DatabaseQueryTool::RESTRICTED_IDENTIFIERS`).
@@ -214,6 +240,30 @@ pub const RESTRICTED_IDENTIFIERS: &[&str] = &[
     "secret_key",
     "auth_token",
 ];
+
+/// Credential names beyond phpClaw's list, refused the same way: MySQL/MariaDB's
+/// `mysql.user.authentication_string` (also a key of `mysql.global_priv`), WordPress's
+/// `wp_users.user_pass` / `user_activation_key` and the `session_tokens` user meta key, and
+/// the OAuth names `refresh_token` / `client_secret`.
+pub const EXTRA_RESTRICTED_IDENTIFIERS: &[&str] = &[
+    "authentication_string",
+    "user_pass",
+    "user_activation_key",
+    "session_tokens",
+    "refresh_token",
+    "client_secret",
+];
+
+/// Which engine's function list applies: the tool knows its connection's driver.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Family {
+    /// MySQL and MariaDB: [`PORTABLE_FUNCTIONS`] and [`MYSQL_FUNCTIONS`].
+    MySql,
+    /// SQLite: [`PORTABLE_FUNCTIONS`], [`SQLITE_FUNCTIONS`], [`SQLITE_READ_ONLY_PRAGMAS`].
+    Sqlite,
+    /// Unknown engine: only [`PORTABLE_FUNCTIONS`] (what [`validate`] checks).
+    Portable,
+}
 
 /// Characters PHP's `trim()` removes; phpClaw trims the query with it before checking and
 /// after a final `;`.
@@ -284,8 +334,13 @@ pub enum RefusalKind {
     PlaceholderInIdentifier,
     /// A `?` / `:name` that one reading sees as a placeholder and another inside a literal.
     AmbiguousPlaceholder,
-    /// A credential name appears in the query.
+    /// A credential name or a restricted schema appears in the query.
     RestrictedIdentifier,
+    /// A call of a function outside the family's allow-list, a qualified (stored) function,
+    /// or a SQLite pragma table that could set its pragma.
+    FunctionNotAllowed,
+    /// A variable assignment (`:=`).
+    Assignment,
 }
 
 /// A refused query: the reason and the exact message phpClaw's tool raises for it.
@@ -331,14 +386,55 @@ pub fn is_blocked_word(upper: &str) -> bool {
     BLOCKED.contains(upper)
 }
 
+static RESTRICTED_NAMES: Lazy<HashSet<String>> = Lazy::new(|| {
+    RESTRICTED_IDENTIFIERS
+        .iter()
+        .chain(EXTRA_RESTRICTED_IDENTIFIERS)
+        .chain(RESTRICTED_SCHEMAS)
+        .map(|n| n.to_ascii_lowercase())
+        .collect()
+});
+
+static PORTABLE: Lazy<HashSet<&'static str>> =
+    Lazy::new(|| PORTABLE_FUNCTIONS.iter().copied().collect());
+static MYSQL: Lazy<HashSet<&'static str>> = Lazy::new(|| MYSQL_FUNCTIONS.iter().copied().collect());
+static SQLITE: Lazy<HashSet<&'static str>> = Lazy::new(|| {
+    SQLITE_FUNCTIONS
+        .iter()
+        .chain(SQLITE_READ_ONLY_PRAGMAS)
+        .copied()
+        .collect()
+});
+
+/// Whether an upper-cased function name may be called under `family`'s allow-list.
+pub fn is_allowed_function(upper: &str, family: Family) -> bool {
+    PORTABLE.contains(upper)
+        || match family {
+            Family::MySql => MYSQL.contains(upper),
+            Family::Sqlite => SQLITE.contains(upper),
+            Family::Portable => false,
+        }
+}
+
+/// Whether an upper-cased unquoted word may stand before `(` without being a call.
+pub fn is_paren_keyword(upper: &str) -> bool {
+    PAREN_KEYWORDS.contains(&upper)
+}
+
 /// Checks that `sql` is one safe read-only statement (see the module doc).
 pub fn check_read_only(sql: &str) -> Result<(), SqlRefusal> {
     validate(sql).map(|_| ())
 }
 
-/// Checks `sql` and returns the trimmed text that was checked: the caller must execute
-/// exactly this string, never the raw input (phpClaw's `SafeSql` contract).
+/// [`validate_for`] with [`Family::Portable`]: only functions every engine has.
 pub fn validate(sql: &str) -> Result<&str, SqlRefusal> {
+    validate_for(sql, Family::Portable)
+}
+
+/// Checks `sql` for a connection of `family` and returns the trimmed text that was checked:
+/// the caller must execute exactly this string, never the raw input (phpClaw's `SafeSql`
+/// contract); a time-budget wrapper may only be added around it.
+pub fn validate_for(sql: &str, family: Family) -> Result<&str, SqlRefusal> {
     let trimmed = sql.trim_matches(PHP_TRIM);
     if trimmed.is_empty() {
         return Err(SqlRefusal::new(
@@ -346,7 +442,7 @@ pub fn validate(sql: &str) -> Result<&str, SqlRefusal> {
             "No SQL query provided.",
         ));
     }
-    check_reading(trimmed, Dialect::Generic, Scope::Reference)?;
+    check_reading(trimmed, Dialect::Generic, Scope::Reference, family)?;
     if names_restricted_identifier(trimmed) {
         return Err(SqlRefusal::new(
             RefusalKind::RestrictedIdentifier,
@@ -355,7 +451,7 @@ pub fn validate(sql: &str) -> Result<&str, SqlRefusal> {
     }
     let mut placeholders: Option<Vec<usize>> = None;
     for &dialect in ALL_DIALECTS {
-        let here = check_reading(trimmed, dialect, Scope::Full)?;
+        let here = check_reading(trimmed, dialect, Scope::Full, family)?;
         match &placeholders {
             Some(first) if *first != here => {
                 return Err(SqlRefusal::new(
@@ -370,9 +466,14 @@ pub fn validate(sql: &str) -> Result<&str, SqlRefusal> {
     Ok(trimmed)
 }
 
-/// Rules 2 to 6 under one engine's reading; returns where its `?` / `:name` placeholders
+/// Rules 2 to 9 under one engine's reading; returns where its `?` / `:name` placeholders
 /// start, which must be the same under every reading (rule 6).
-fn check_reading(sql: &str, dialect: Dialect, scope: Scope) -> Result<Vec<usize>, SqlRefusal> {
+fn check_reading(
+    sql: &str,
+    dialect: Dialect,
+    scope: Scope,
+    family: Family,
+) -> Result<Vec<usize>, SqlRefusal> {
     let all = tokenize(sql, dialect);
     let mut count = all.len();
     for (idx, tok) in all.iter().enumerate() {
@@ -492,11 +593,267 @@ fn check_reading(sql: &str, dialect: Dialect, scope: Scope) -> Result<Vec<usize>
             "Unicode-escaped identifiers are not permitted.",
         ));
     }
+    check_identifiers(sql, tokens)?;
+    if has_assignment(sql, tokens) {
+        return Err(SqlRefusal::new(
+            RefusalKind::Assignment,
+            "Variable assignment (:=) is not permitted.",
+        ));
+    }
+    if let Some(name) = disallowed_call(sql, tokens, family) {
+        return Err(SqlRefusal::new(
+            RefusalKind::FunctionNotAllowed,
+            format!("Function not permitted: {name}."),
+        ));
+    }
     Ok(tokens
         .iter()
         .filter(|t| t.kind == TokenKind::Placeholder && !t.text(sql).starts_with('$'))
         .map(|t| t.start)
         .collect())
+}
+
+/// The name a word or quoted identifier stands for: quotes removed, doubled quotes undone.
+pub fn unquote_identifier(text: &str) -> String {
+    let (open, close) = match text.as_bytes().first() {
+        Some(b'`') => ('`', '`'),
+        Some(b'"') => ('"', '"'),
+        Some(b'[') => ('[', ']'),
+        _ => return text.to_owned(),
+    };
+    let inner = text
+        .strip_prefix(open)
+        .map(|t| t.strip_suffix(close).unwrap_or(t))
+        .unwrap_or(text);
+    if open == '[' {
+        return inner.to_owned();
+    }
+    let doubled: String = [close, close].iter().collect();
+    inner.replace(&doubled, &close.to_string())
+}
+
+/// An identifier folded for comparison: ASCII lower case, accents and full-width letters as
+/// in [`fold_char`], other characters kept.
+fn fold_identifier(name: &str) -> String {
+    name.chars()
+        .filter_map(|c| match fold_char(c) {
+            Some(folded) => folded,
+            None => Some(c),
+        })
+        .collect()
+}
+
+/// Tokens that can name a table, column, schema or function.
+fn is_name_token(sql: &str, t: &Token) -> bool {
+    match t.kind {
+        TokenKind::Word | TokenKind::QuotedIdent(_) => true,
+        // MySQL names may start with a digit (`1abc`); plain numbers name nothing.
+        TokenKind::Number => t
+            .text(sql)
+            .bytes()
+            .any(|b| b.is_ascii_alphabetic() || b == b'_'),
+        _ => false,
+    }
+}
+
+/// Rule 7: restricted schemas and credential names as identifiers (unquoted and folded),
+/// and SQLite pragma tables that could set their pragma.
+fn check_identifiers(sql: &str, tokens: &[Token]) -> Result<(), SqlRefusal> {
+    for t in tokens.iter().filter(|t| is_name_token(sql, t)) {
+        let name = fold_identifier(&unquote_identifier(t.text(sql)));
+        if RESTRICTED_NAMES.contains(&name) {
+            return Err(SqlRefusal::new(
+                RefusalKind::RestrictedIdentifier,
+                RESTRICTED_MESSAGE,
+            ));
+        }
+        let upper = name.to_ascii_uppercase();
+        if upper.starts_with("PRAGMA_") && !SQLITE_READ_ONLY_PRAGMAS.contains(&upper.as_str()) {
+            return Err(SqlRefusal::new(
+                RefusalKind::FunctionNotAllowed,
+                format!("Function not permitted: {}.", shown(&upper)),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Rule 8: `:` then `=` (MySQL's `@v := value`).
+fn has_assignment(sql: &str, tokens: &[Token]) -> bool {
+    tokens.windows(2).any(|w| match w {
+        [a, b] => {
+            a.kind == TokenKind::Operator
+                && a.text(sql) == ":"
+                && b.kind == TokenKind::Operator
+                && b.text(sql) == "="
+        }
+        _ => false,
+    })
+}
+
+/// For each `(` token, the index of its matching `)` (None when unbalanced).
+fn matching_parens(tokens: &[Token]) -> Vec<Option<usize>> {
+    let mut out = vec![None; tokens.len()];
+    let mut open = Vec::new();
+    for (i, t) in tokens.iter().enumerate() {
+        match t.kind {
+            TokenKind::LParen => open.push(i),
+            TokenKind::RParen => {
+                if let Some(o) = open.pop() {
+                    if let Some(slot) = out.get_mut(o) {
+                        *slot = Some(i);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+fn is_word(sql: &str, t: Option<&Token>, word: &str) -> bool {
+    t.is_some_and(|t| t.kind == TokenKind::Word && t.text(sql).eq_ignore_ascii_case(word))
+}
+
+/// Index after a CTE list starting at the WITH token `with`, and the indices of the CTE
+/// names declared with a column list (`c(x) AS (...)`), which are not calls. Parsing stops at
+/// the first token that does not fit; whatever follows is then checked as usual.
+fn cte_list(
+    sql: &str,
+    tokens: &[Token],
+    parens: &[Option<usize>],
+    with: usize,
+    names: &mut [bool],
+) -> usize {
+    let at = |i: usize| tokens.get(i);
+    let close = |i: usize| parens.get(i).copied().flatten();
+    let mut i = with + 1;
+    if is_word(sql, at(i), "RECURSIVE") {
+        i += 1;
+    }
+    loop {
+        if !at(i).is_some_and(|t| is_name_token(sql, t)) {
+            return i;
+        }
+        let name = i;
+        i += 1;
+        if at(i).is_some_and(|t| t.kind == TokenKind::LParen) {
+            let Some(end) = close(i) else { return i };
+            if !is_word(sql, at(end + 1), "AS") {
+                return i;
+            }
+            if let Some(slot) = names.get_mut(name) {
+                *slot = true;
+            }
+            i = end + 1;
+        }
+        if !is_word(sql, at(i), "AS") {
+            return i;
+        }
+        i += 1;
+        if is_word(sql, at(i), "NOT") {
+            i += 1;
+        }
+        if is_word(sql, at(i), "MATERIALIZED") {
+            i += 1;
+        }
+        if !at(i).is_some_and(|t| t.kind == TokenKind::LParen) {
+            return i;
+        }
+        let Some(end) = close(i) else { return i };
+        i = end + 1;
+        if at(i).is_some_and(|t| t.kind == TokenKind::Operator && t.text(sql) == ",") {
+            i += 1;
+        } else {
+            return i;
+        }
+    }
+}
+
+/// Byte offset just after the SELECT keyword of the main query block, as MySQL reads the
+/// text: past leading `(` and the WITH list, the first SELECT (the one MySQL's
+/// `MAX_EXECUTION_TIME` hint must follow). None when there is no such word.
+pub fn main_select_end(sql: &str) -> Option<usize> {
+    let tokens = tokenize(sql, Dialect::MySql);
+    let parens = matching_parens(&tokens);
+    let mut i = 0;
+    while tokens.get(i).is_some_and(|t| t.kind == TokenKind::LParen) {
+        i += 1;
+    }
+    if is_word(sql, tokens.get(i), "WITH") {
+        let mut names = vec![false; tokens.len()];
+        i = cte_list(sql, &tokens, &parens, i, &mut names);
+    }
+    tokens
+        .get(i..)?
+        .iter()
+        .find(|t| t.kind == TokenKind::Word && t.text(sql).eq_ignore_ascii_case("SELECT"))
+        .map(|t| t.end)
+}
+
+/// A name as shown in a message: at most 64 characters.
+fn shown(name: &str) -> String {
+    name.chars().take(64).collect()
+}
+
+/// Rule 9: the first call (name followed by `(`) that the family's allow-list does not
+/// permit, upper-cased.
+fn disallowed_call(sql: &str, tokens: &[Token], family: Family) -> Option<String> {
+    let parens = matching_parens(tokens);
+    let mut ctes = vec![false; tokens.len()];
+    for (i, t) in tokens.iter().enumerate() {
+        if t.kind == TokenKind::Word && t.text(sql).eq_ignore_ascii_case("WITH") {
+            cte_list(sql, tokens, &parens, i, &mut ctes);
+        }
+    }
+    for (i, t) in tokens.iter().enumerate() {
+        let called = tokens
+            .get(i + 1)
+            .is_some_and(|n| n.kind == TokenKind::LParen);
+        if !called || !is_name_token(sql, t) || ctes.get(i).copied().unwrap_or(false) {
+            continue;
+        }
+        let prev = i.checked_sub(1).and_then(|p| tokens.get(p));
+        let upper = unquote_identifier(t.text(sql)).to_ascii_uppercase();
+        if prev.is_some_and(|p| p.kind == TokenKind::Operator && p.text(sql) == ".") {
+            // `db.f(...)`: a stored or user-defined function, whatever its name.
+            return Some(shown(&upper));
+        }
+        if is_word(sql, prev, "AS") {
+            // A type with a length (`CAST(x AS DECIMAL(10,2))`) or an alias column list.
+            continue;
+        }
+        if t.kind == TokenKind::Word && is_paren_keyword(&upper) {
+            continue;
+        }
+        if !is_allowed_function(&upper, family) {
+            return Some(shown(&upper));
+        }
+        if ONE_ARGUMENT_FUNCTIONS.contains(&upper.as_str())
+            && has_top_level_comma(sql, tokens, &parens, i + 1)
+        {
+            return Some(format!("{} with more than one argument", shown(&upper)));
+        }
+    }
+    None
+}
+
+/// Whether the parenthesised list opening at token `open` has a `,` outside nested parens.
+fn has_top_level_comma(sql: &str, tokens: &[Token], parens: &[Option<usize>], open: usize) -> bool {
+    let Some(close) = parens.get(open).copied().flatten() else {
+        // Unbalanced: refuse rather than guess.
+        return true;
+    };
+    let mut depth = 0usize;
+    for t in tokens.get(open + 1..close).unwrap_or(&[]) {
+        match t.kind {
+            TokenKind::LParen => depth += 1,
+            TokenKind::RParen => depth = depth.saturating_sub(1),
+            TokenKind::Operator if depth == 0 && t.text(sql) == "," => return true,
+            _ => {}
+        }
+    }
+    false
 }
 
 /// The blocked entry an upper-cased word or number run hits: the run itself, or, for a
@@ -567,6 +924,7 @@ fn names_restricted_identifier(sql: &str) -> bool {
         .any(|w| {
             RESTRICTED_IDENTIFIERS
                 .iter()
+                .chain(EXTRA_RESTRICTED_IDENTIFIERS)
                 .any(|n| n.eq_ignore_ascii_case(w))
         });
     reference || names_restricted_folded(sql)
@@ -576,12 +934,15 @@ fn names_restricted_identifier(sql: &str) -> bool {
 fn names_restricted_folded(sql: &str) -> bool {
     let longest = RESTRICTED_IDENTIFIERS
         .iter()
+        .chain(EXTRA_RESTRICTED_IDENTIFIERS)
         .map(|n| n.len())
         .max()
         .unwrap_or(0);
     let mut word = String::new();
     let mut too_long = false;
-    let matches = |w: &str, long: bool| !long && RESTRICTED_IDENTIFIERS.contains(&w);
+    let matches = |w: &str, long: bool| {
+        !long && (RESTRICTED_IDENTIFIERS.contains(&w) || EXTRA_RESTRICTED_IDENTIFIERS.contains(&w))
+    };
     for c in sql.chars() {
         match fold_char(c) {
             Some(Some(a)) => {
@@ -623,6 +984,25 @@ mod tests {
 
     fn assert_msg(sql: &str, msg: &str) {
         assert_eq!(refused(sql).message, msg, "for {sql:?}");
+    }
+
+    fn assert_ok_for(sql: &str, family: Family) {
+        if let Err(e) = validate_for(sql, family) {
+            panic!("refused {sql:?} for {family:?}: {}", e.message);
+        }
+    }
+
+    fn assert_msg_for(sql: &str, family: Family, msg: &str) {
+        match validate_for(sql, family) {
+            Ok(_) => panic!("accepted for {family:?}: {sql:?}"),
+            Err(e) => assert_eq!(e.message, msg, "for {sql:?} ({family:?})"),
+        }
+    }
+
+    const FAMILIES: [Family; 3] = [Family::MySql, Family::Sqlite, Family::Portable];
+
+    fn not_permitted(name: &str) -> String {
+        format!("Function not permitted: {name}.")
     }
 
     const ONLY_READ: &str = "Only single SELECT/WITH read queries are permitted.";
@@ -1004,7 +1384,7 @@ mod tests {
             "SELECT 1 FROM t WHERE pragma = 1",
             "Blocked keyword: PRAGMA.",
         );
-        assert_ok("SELECT name FROM pragma_table_info('t')");
+        assert_ok_for("SELECT name FROM pragma_table_info('t')", Family::Sqlite);
     }
 
     #[test]
@@ -1073,6 +1453,436 @@ mod tests {
         assert_eq!(e.exception_class(), "PhpClaw\\Exceptions\\ToolException");
         assert_eq!(e.kind, RefusalKind::NotRead);
         assert_eq!(e.to_string(), ONLY_READ);
+    }
+
+    #[test]
+    fn sequences_are_refused_in_every_spelling() {
+        for f in FAMILIES {
+            assert_msg_for(
+                "SELECT NEXT VALUE FOR s",
+                f,
+                "Blocked clause: NEXT VALUE FOR.",
+            );
+            assert_msg_for(
+                "select next \t value\nfor s",
+                f,
+                "Blocked clause: NEXT VALUE FOR.",
+            );
+            assert_msg_for(
+                "SELECT id, PREVIOUS VALUE FOR s FROM t",
+                f,
+                "Blocked clause: PREVIOUS VALUE FOR.",
+            );
+            assert_msg_for("SELECT nextval(s)", f, "Blocked keyword: NEXTVAL.");
+            assert_msg_for("SELECT s.NEXTVAL", f, "Blocked keyword: NEXTVAL.");
+            assert_msg_for("SELECT setval(s, 9)", f, "Blocked keyword: SETVAL.");
+            assert_msg_for("SELECT lastval(s)", f, &not_permitted("LASTVAL"));
+            assert_msg_for("SELECT `nextval`(s)", f, &not_permitted("NEXTVAL"));
+            assert_msg_for("SELECT \"LastVal\" (s)", f, &not_permitted("LASTVAL"));
+        }
+    }
+
+    #[test]
+    fn locks_waits_sleeps_and_files_are_refused_as_calls() {
+        let cases = [
+            ("SELECT IS_FREE_LOCK('a')", "IS_FREE_LOCK"),
+            ("SELECT is_used_lock('a')", "IS_USED_LOCK"),
+            ("SELECT `get_lock`('a', 10)", "GET_LOCK"),
+            (
+                "SELECT MASTER_GTID_WAIT('0-1-100', 3600)",
+                "MASTER_GTID_WAIT",
+            ),
+            ("SELECT master_gtid_wait ('0-1-100')", "MASTER_GTID_WAIT"),
+            ("SELECT `master_pos_wait`('f', 4)", "MASTER_POS_WAIT"),
+            ("SELECT \"source_pos_wait\"('f', 4)", "SOURCE_POS_WAIT"),
+            (
+                "SELECT WSREP_SYNC_WAIT_UPTO_GTID('0-1-1')",
+                "WSREP_SYNC_WAIT_UPTO_GTID",
+            ),
+            ("SELECT `sleep`(5)", "SLEEP"),
+            ("SELECT 1 FROM t WHERE \"SLEEP\"(5) = 0", "SLEEP"),
+            ("SELECT `benchmark`(1000000, 1)", "BENCHMARK"),
+            ("SELECT `load_file`('/etc/hosts')", "LOAD_FILE"),
+            ("SELECT \"readfile\"('/etc/hosts')", "READFILE"),
+            ("SELECT \"load_extension\"('/tmp/x.so')", "LOAD_EXTENSION"),
+            ("SELECT `fts3_tokenizer`('x')", "FTS3_TOKENIZER"),
+            ("SELECT LAST_INSERT_ID(5)", "LAST_INSERT_ID"),
+            ("SELECT UUID_SHORT()", "UUID_SHORT"),
+            ("SELECT my_udf(1)", "MY_UDF"),
+            ("SELECT 1abc(2)", "1ABC"),
+            ("SELECT `in`(1)", "IN"),
+        ];
+        for (sql, name) in cases {
+            for f in FAMILIES {
+                assert_msg_for(sql, f, &not_permitted(name));
+            }
+        }
+        // The blocked-word tables still answer first with phpClaw's messages.
+        assert_msg("SELECT SLEEP(5)", "Blocked keyword: SLEEP.");
+        assert_msg("SELECT GET_LOCK('a', 1)", "Blocked keyword: GET_LOCK.");
+        assert_msg(
+            "SELECT MASTER_POS_WAIT('f', 4)",
+            "Blocked keyword: MASTER_POS_WAIT.",
+        );
+    }
+
+    #[test]
+    fn sqlite_brackets_call_too() {
+        assert_msg_for(
+            "SELECT [is_free_lock](5)",
+            Family::Sqlite,
+            &not_permitted("IS_FREE_LOCK"),
+        );
+        assert_ok_for("SELECT [abs](-1)", Family::Sqlite);
+    }
+
+    #[test]
+    fn qualified_calls_are_stored_functions() {
+        for sql in [
+            "SELECT db.f(1)",
+            "SELECT `db`.`abs`(1)",
+            "SELECT \"db\".\"abs\"(1)",
+            "SELECT main . abs(1)",
+        ] {
+            for f in FAMILIES {
+                let e = validate_for(sql, f).unwrap_err();
+                assert_eq!(e.kind, RefusalKind::FunctionNotAllowed, "{sql}");
+            }
+        }
+    }
+
+    #[test]
+    fn allowed_calls_and_parenthesised_grammar_pass() {
+        for f in FAMILIES {
+            for sql in [
+                "SELECT COUNT(*) FROM t",
+                "SELECT count (*) FROM t",
+                "SELECT `abs`(-1), \"ABS\"(-2)",
+                "SELECT a FROM t WHERE a IN (1, 2) AND EXISTS (SELECT 1) OR NOT (a = 1)",
+                "SELECT ROW_NUMBER() OVER (PARTITION BY a ORDER BY b) FROM t",
+                "SELECT s.x FROM (SELECT 1 AS x) s JOIN (SELECT 2 AS y) u ON (s.x = u.y)",
+                "SELECT a FROM t JOIN u USING (id)",
+                "SELECT a FROM t USE INDEX (i) WHERE MATCH (a) AGAINST ('x')",
+                "SELECT a FROM t PARTITION (p0) WHERE 1 MEMBER OF ('[1]')",
+                "SELECT a FROM t WHERE a GLOB ('x*') AND a LIKE ('y%')",
+                "SELECT CAST(a AS DECIMAL(10, 2)) FROM t",
+                "SELECT a FROM t UNION (SELECT b FROM u)",
+                "SELECT CASE WHEN (a > 1) THEN (1) ELSE (2) END FROM t",
+                "SELECT MAX(a), MIN(a), SUM(a), AVG(a) FROM t GROUP BY (b) HAVING (COUNT(*) > 1)",
+            ] {
+                assert_ok_for(sql, f);
+            }
+        }
+        for sql in [
+            "SELECT DATE_FORMAT(NOW(), '%Y') FROM t",
+            "SELECT IF(a, 1, 2), IFNULL(a, 0), CONVERT(a, CHAR(10)) FROM t",
+            "SELECT j.id FROM JSON_TABLE('[1]', '$[*]' COLUMNS (id INT PATH '$')) AS j",
+        ] {
+            assert_ok_for(sql, Family::MySql);
+            assert_eq!(
+                validate_for(sql, Family::Sqlite).map_err(|e| e.kind),
+                Err(RefusalKind::FunctionNotAllowed),
+                "{sql}"
+            );
+        }
+        for sql in [
+            "SELECT zeroblob(4), randomblob(2), typeof(1), json_patch_not_called FROM t",
+            "SELECT value FROM json_each('[1,2]')",
+        ] {
+            assert_ok_for(sql, Family::Sqlite);
+            assert_eq!(
+                validate_for(sql, Family::MySql).map_err(|e| e.kind),
+                Err(RefusalKind::FunctionNotAllowed),
+                "{sql}"
+            );
+        }
+    }
+
+    #[test]
+    fn quadratic_single_calls_are_refused() {
+        for (sql, name) in [
+            ("SELECT instr(a, b) FROM t", "INSTR"),
+            ("SELECT LOCATE(a, b) FROM t", "LOCATE"),
+            ("SELECT POSITION(a IN b) FROM t", "POSITION"),
+            ("SELECT SUBSTRING_INDEX(a, b, 1) FROM t", "SUBSTRING_INDEX"),
+            ("SELECT printf('%.*c', 2000000000, 'x')", "PRINTF"),
+            ("SELECT json_patch(a, b) FROM t", "JSON_PATCH"),
+        ] {
+            for f in FAMILIES {
+                assert_msg_for(sql, f, &not_permitted(name));
+            }
+        }
+        assert_msg_for(
+            "SELECT format('%.*c', 9, 'x')",
+            Family::Sqlite,
+            &not_permitted("FORMAT"),
+        );
+        assert_ok_for("SELECT FORMAT(1234.5, 2)", Family::MySql);
+        for sql in [
+            "SELECT trim(a, b) FROM t",
+            "SELECT TRIM(a, 'xy') FROM t",
+            "SELECT trim(upper(a), (b)) FROM t",
+        ] {
+            for f in FAMILIES {
+                assert_msg_for(sql, f, &not_permitted("TRIM with more than one argument"));
+            }
+        }
+        assert_msg_for(
+            "SELECT ltrim(a, b), rtrim(a) FROM t",
+            Family::Sqlite,
+            &not_permitted("LTRIM with more than one argument"),
+        );
+        for f in FAMILIES {
+            assert_ok_for("SELECT trim(a), ltrim(coalesce(a, b)), rtrim(a) FROM t", f);
+        }
+        assert_ok_for("SELECT TRIM(BOTH 'x' FROM a) FROM t", Family::MySql);
+    }
+
+    #[test]
+    fn cte_column_lists_are_not_calls() {
+        for f in FAMILIES {
+            for sql in [
+                "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 5) \
+                 SELECT x FROM c",
+                "WITH a(x) AS (SELECT 1), b(y, z) AS (SELECT 2, 3) SELECT * FROM a, b",
+                "WITH `q`(x) AS (SELECT 1) SELECT x FROM q",
+                "WITH a AS (SELECT 1 AS x), b(y) AS (SELECT x FROM a) SELECT y FROM b",
+                "SELECT * FROM (WITH w(v) AS (SELECT 1) SELECT v FROM w) s",
+                "WITH master_gtid_wait(x) AS (SELECT 1) SELECT x FROM master_gtid_wait",
+            ] {
+                assert_ok_for(sql, f);
+            }
+            // The same names used as calls are calls.
+            assert_msg_for(
+                "WITH c(x) AS (SELECT 1) SELECT c(1) FROM c",
+                f,
+                &not_permitted("C"),
+            );
+            assert_msg_for("SELECT c(x) AS y FROM t", f, &not_permitted("C"));
+            assert_msg_for(
+                "WITH c AS (SELECT 1) SELECT lastval(1) AS (x) FROM c",
+                f,
+                &not_permitted("LASTVAL"),
+            );
+        }
+        assert_ok_for(
+            "WITH a(x) AS NOT MATERIALIZED (SELECT 1) SELECT x FROM a",
+            Family::Sqlite,
+        );
+    }
+
+    #[test]
+    fn variable_assignment_is_refused() {
+        let msg = "Variable assignment (:=) is not permitted.";
+        for sql in [
+            "SELECT @a := 1",
+            "SELECT @a:=1",
+            "SELECT id FROM t WHERE (@x := id) > 0",
+        ] {
+            for f in FAMILIES {
+                assert_msg_for(sql, f, msg);
+            }
+        }
+        assert_ok("SELECT a::text FROM t");
+        assert_ok("SELECT @a, @@version FROM t WHERE b = :name");
+    }
+
+    #[test]
+    fn restricted_schemas_in_every_quoting_style() {
+        for sql in [
+            "SELECT * FROM `information_schema`.`tables`",
+            "SELECT * FROM \"information_schema\".\"tables\"",
+            "SELECT * FROM `INFORMATION_SCHEMA`.tables",
+            "SELECT * FROM mysql.user",
+            "SELECT * FROM `mysql`.`user`",
+            "SELECT * FROM \"MySQL\".user",
+            "SELECT * FROM [mysql].[global_priv]",
+            "SELECT * FROM mysql . user",
+            "SELECT * FROM performance_schema.threads",
+            "SELECT * FROM `performance_schema`.`accounts`",
+            "SELECT * FROM sys.session",
+            "SELECT * FROM `sys`.`x$processlist`",
+            "SELECT * FROM `ｍｙｓｑｌ`.user",
+            "SELECT * FROM `mÿsql`.user",
+            "SELECT * FROM `my``sql`.user, mysql.db",
+        ] {
+            for f in FAMILIES {
+                assert_msg_for(sql, f, RESTRICTED);
+            }
+        }
+        // phpClaw's word rule answers first for the bare word (brackets quote only in SQLite).
+        assert_msg(
+            "SELECT * FROM [information_schema].[tables]",
+            "Blocked keyword: INFORMATION_SCHEMA.",
+        );
+        assert_msg(
+            "SELECT * FROM information_schema . tables",
+            "Blocked keyword: INFORMATION_SCHEMA.",
+        );
+        // Other names that merely contain one, and string data, are fine.
+        for sql in [
+            "SELECT mysql_version, sys_id FROM t",
+            "SELECT `mysql.user` FROM t",
+            "SELECT a FROM t WHERE engine = 'mysql' OR kind = 'sys'",
+        ] {
+            assert_ok(sql);
+        }
+    }
+
+    #[test]
+    fn credential_columns_in_every_quoting_style() {
+        for sql in [
+            "SELECT authentication_string FROM t",
+            "SELECT `authentication_string` FROM t",
+            "SELECT \"Authentication_String\" FROM t",
+            "SELECT [authentication_string] FROM t",
+            "SELECT u.`user_pass` FROM wp_users u",
+            "SELECT user_activation_key FROM wp_users",
+            "SELECT meta_value FROM wp_usermeta WHERE meta_key = 'session_tokens'",
+            "SELECT refresh_token, client_secret FROM oauth",
+            "SELECT `pass``word` FROM t, t2 WHERE t2.password = 1",
+        ] {
+            assert_msg(sql, RESTRICTED);
+        }
+        assert_ok("SELECT user_login, user_email FROM wp_users");
+    }
+
+    #[test]
+    fn sqlite_pragma_tables_that_can_set_are_refused() {
+        for (sql, name) in [
+            (
+                "SELECT * FROM pragma_query_only WHERE arg = 0",
+                "PRAGMA_QUERY_ONLY",
+            ),
+            (
+                "SELECT * FROM pragma_foreign_keys(0)",
+                "PRAGMA_FOREIGN_KEYS",
+            ),
+            (
+                "SELECT * FROM \"pragma_user_version\"",
+                "PRAGMA_USER_VERSION",
+            ),
+            (
+                "SELECT * FROM [pragma_journal_mode]('wal')",
+                "PRAGMA_JOURNAL_MODE",
+            ),
+            (
+                "SELECT * FROM `Pragma_Writable_Schema`",
+                "PRAGMA_WRITABLE_SCHEMA",
+            ),
+        ] {
+            for f in FAMILIES {
+                assert_msg_for(sql, f, &not_permitted(name));
+            }
+        }
+        for sql in [
+            "SELECT name FROM pragma_table_info('t')",
+            "SELECT * FROM pragma_index_list WHERE arg = 't'",
+            "SELECT name FROM pragma_table_xinfo(?)",
+        ] {
+            assert_ok_for(sql, Family::Sqlite);
+        }
+    }
+
+    #[test]
+    fn unquoting_covers_each_style() {
+        assert_eq!(unquote_identifier("`a``b`"), "a`b");
+        assert_eq!(unquote_identifier("\"a\"\"b\""), "a\"b");
+        assert_eq!(unquote_identifier("[a]]"), "a]");
+        assert_eq!(unquote_identifier("plain"), "plain");
+        assert_eq!(unquote_identifier("`"), "");
+        assert_eq!(unquote_identifier(""), "");
+    }
+
+    #[test]
+    fn allow_list_tables_are_clean() {
+        let tables: [&[&str]; 5] = [
+            PORTABLE_FUNCTIONS,
+            MYSQL_FUNCTIONS,
+            SQLITE_FUNCTIONS,
+            SQLITE_READ_ONLY_PRAGMAS,
+            PAREN_KEYWORDS,
+        ];
+        for table in tables {
+            let mut sorted = table.to_vec();
+            sorted.sort_unstable();
+            sorted.dedup();
+            assert_eq!(sorted, table.to_vec(), "sorted and unique");
+            for name in table {
+                assert!(
+                    name.bytes()
+                        .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_'),
+                    "{name}"
+                );
+                // Reachable: a blocked word would be refused before the allow-list.
+                assert!(!is_blocked_word(name), "{name} is blocked anyway");
+            }
+        }
+        for name in MYSQL_FUNCTIONS.iter().chain(SQLITE_FUNCTIONS) {
+            assert!(!PORTABLE_FUNCTIONS.contains(name), "{name} twice");
+        }
+        for name in PORTABLE_FUNCTIONS.iter().chain(MYSQL_FUNCTIONS) {
+            assert_ok_for(&format!("SELECT {name}(1) FROM t"), Family::MySql);
+        }
+        for name in PORTABLE_FUNCTIONS
+            .iter()
+            .chain(SQLITE_FUNCTIONS)
+            .chain(SQLITE_READ_ONLY_PRAGMAS)
+        {
+            assert_ok_for(&format!("SELECT {name}(1) FROM t"), Family::Sqlite);
+        }
+        for name in PORTABLE_FUNCTIONS {
+            assert_ok(&format!("SELECT `{name}`(1) FROM t"));
+        }
+        for name in BLOCKED_FUNCTIONS {
+            for f in FAMILIES {
+                assert!(!is_allowed_function(name, f), "{name}");
+            }
+        }
+    }
+
+    #[test]
+    fn main_select_is_found_past_ctes_and_parentheses() {
+        fn at(sql: &str) -> Option<&str> {
+            main_select_end(sql).map(|e| &sql[..e])
+        }
+        assert_eq!(at("SELECT 1"), Some("SELECT"));
+        assert_eq!(at("select 1 UNION SELECT 2"), Some("select"));
+        assert_eq!(
+            at("WITH c AS (SELECT 1), d(x) AS (SELECT 2) SELECT * FROM c"),
+            Some("WITH c AS (SELECT 1), d(x) AS (SELECT 2) SELECT")
+        );
+        assert_eq!(
+            at("WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x FROM c) (SELECT x FROM c)"),
+            Some("WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x FROM c) (SELECT")
+        );
+        assert_eq!(at("((SELECT 1)) UNION (SELECT 2)"), Some("((SELECT"));
+        assert_eq!(at("SELECT 'WITH' FROM t"), Some("SELECT"));
+        assert_eq!(at("WITH c AS (SELECT 1)"), None);
+        assert_eq!(at(""), None);
+    }
+
+    #[test]
+    fn deep_nesting_stays_linear() {
+        let n = 5_000;
+        let ctes = format!(
+            "WITH {} SELECT 1",
+            (0..n)
+                .map(|i| format!("c{i}(x) AS (SELECT 1)"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+        let t0 = std::time::Instant::now();
+        assert_ok(&ctes);
+        let nested = format!("SELECT {}1{}", "abs(".repeat(n), ")".repeat(n));
+        assert_ok(&nested);
+        let withs = format!(
+            "{}SELECT 1{}",
+            "(WITH a(x) AS (SELECT 1) ".repeat(2000),
+            ")".repeat(2000)
+        );
+        let _ = validate(&withs);
+        assert!(t0.elapsed() < std::time::Duration::from_secs(20));
     }
 
     #[test]
