@@ -14,6 +14,9 @@ fn main() {
     let env = vec![("PATH".into(), "/usr/bin:/bin".into())];
     let limits = Limits { timeout: Duration::from_secs(5), ceiling: 1 << 20 };
     let n = 300;
+    // A worker-sized heap (PHP's is tens of MB): fork copies its page tables, posix_spawn not.
+    let ballast: Vec<u8> = vec![1u8; 64 << 20];
+    let touched: u64 = ballast.iter().step_by(4096).map(|b| u64::from(*b)).sum();
     let prog = Path::new("/usr/bin/wc");
     for _ in 0..2 {
         let t = Instant::now();
@@ -34,7 +37,16 @@ fn main() {
             run_with(&argv, &env, limits, Spawn { program: Some(prog), cwd: Some(&dir), prepared: Some(&prepared) }).unwrap();
         }
         let free = t.elapsed() / n;
-        println!("confined {confined:?} (prepare {:?}), unconfined {free:?}", prep_time / n);
+        let t = Instant::now();
+        for _ in 0..n {
+            run_with(&argv, &env, limits, Spawn { program: Some(prog), cwd: Some(&dir), prepared: None }).unwrap();
+        }
+        let spawned = t.elapsed() / n;
+        println!(
+            "confined {confined:?} (prepare {:?}), limits only (fork) {free:?}, nothing applied (posix_spawn) {spawned:?}",
+            prep_time / n
+        );
     }
     let _ = std::fs::remove_dir_all(&dir);
+    assert!(touched > 0);
 }

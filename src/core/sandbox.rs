@@ -5,15 +5,19 @@
 //! one, fails with "Permission denied" instead of running. Rules:
 //! - the parent builds everything: it opens each granted file or folder (the grant is tied to
 //!   the inode behind that descriptor, so a path or link changed afterwards leads nowhere),
-//!   creates the ruleset and adds the rules; the child, between `fork` and `exec`, only makes
-//!   async-signal-safe system calls and allocates nothing ([`Prepared::enter`]);
+//!   creates the ruleset and adds the rules; then a short-lived thread of the parent restricts
+//!   itself ([`Prepared::restrict_this_thread`]) and starts the child with `posix_spawn`, so the
+//!   child is confined from its first instruction and runs no code of ours at all between
+//!   `fork` and `exec` (and the worker's memory is never copied, as a pre-exec hook would force);
 //! - handled, so denied unless granted: every filesystem right the kernel knows, TCP bind and
 //!   connect (ABI 4+, no port is ever granted) and, with ABI 6+, signals and abstract UNIX
 //!   sockets reaching outside the child's own domain;
 //! - granted: executing the program file itself and the system's ELF interpreter (nothing else
 //!   can be executed, so `tar -I`, pagers, `system()` and hooks fail), reading the system's
 //!   library, locale and time-zone folders ([`system`]), and whatever the caller adds;
-//! - always, Landlock or not: `PR_SET_NO_NEW_PRIVS` and the [`ChildLimits`] resource limits.
+//! - always, Landlock or not: `PR_SET_NO_NEW_PRIVS` and the [`ChildLimits`] resource limits
+//!   (set on the child with `prlimit` right after it starts: they are backstops for runaway
+//!   children, the kernel rules above are what confine it).
 //!
 //! [`Mode`] says what happens where the kernel has no Landlock: `auto` runs with the policy
 //! alone, `required` refuses to run, `off` never confines.
@@ -22,7 +26,7 @@ pub mod system;
 
 use std::fs::File;
 use std::io;
-use std::os::fd::{AsFd, AsRawFd, OwnedFd, RawFd};
+use std::os::fd::{AsRawFd, BorrowedFd, OwnedFd};
 use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 use std::path::Path;
 
@@ -168,6 +172,7 @@ pub const MAX_GRANTS: usize = 4096;
 #[derive(Debug, Default)]
 pub struct Grants {
     items: Vec<(OwnedFd, Right, bool)>,
+    shared: Vec<(BorrowedFd<'static>, Right, bool)>,
     seen: Vec<(u64, u64, Right)>,
 }
 
@@ -196,7 +201,7 @@ impl Grants {
         if self.seen.contains(&key) {
             return Ok(());
         }
-        if self.items.len() >= MAX_GRANTS {
+        if self.len() >= MAX_GRANTS {
             return Err(SandboxError::TooManyGrants);
         }
         self.seen.push(key);
@@ -204,14 +209,32 @@ impl Grants {
         Ok(())
     }
 
+    /// Grants `right` on an object opened once for the whole process ([`system`]).
+    fn shared(
+        &mut self,
+        fd: BorrowedFd<'static>,
+        right: Right,
+        is_dir: bool,
+    ) -> Result<(), SandboxError> {
+        if self.len() >= MAX_GRANTS {
+            return Err(SandboxError::TooManyGrants);
+        }
+        self.shared.push((fd, right, is_dir));
+        Ok(())
+    }
+
+    fn into_items(self) -> Vec<(OwnedFd, Right, bool)> {
+        self.items
+    }
+
     /// How many grants are held.
     pub fn len(&self) -> usize {
-        self.items.len()
+        self.items.len() + self.shared.len()
     }
 
     /// Whether nothing is granted.
     pub fn is_empty(&self) -> bool {
-        self.items.is_empty()
+        self.len() == 0
     }
 }
 
@@ -267,6 +290,12 @@ impl Prepared {
             ruleset = ruleset.scope(Scope::from_all(abi)).map_err(build)?;
         }
         let mut created = ruleset.create().map_err(build)?;
+        for (fd, right, is_dir) in grants.shared {
+            let access = access_for(right, is_dir, abi);
+            created = created
+                .add_rule(PathBeneath::new(fd, access))
+                .map_err(build)?;
+        }
         for (fd, right, is_dir) in grants.items {
             let access = access_for(right, is_dir, abi);
             created = created
@@ -286,57 +315,49 @@ impl Prepared {
         self.ruleset.is_some()
     }
 
-    /// What the child applies to itself: plain values (the ruleset's descriptor number stays
-    /// valid while `self` lives, which the caller keeps past the `fork`).
-    pub fn for_child(&self) -> ChildSetup {
-        ChildSetup {
-            ruleset: self.ruleset.as_ref().map(|fd| fd.as_fd().as_raw_fd()),
-            limits: self.limits,
-        }
-    }
-}
-
-/// The part of a [`Prepared`] confinement the child applies, copied into the `fork`ed child.
-#[derive(Debug, Clone, Copy)]
-pub struct ChildSetup {
-    ruleset: Option<RawFd>,
-    limits: [(libc::__rlimit_resource_t, u64); 5],
-}
-
-impl ChildSetup {
-    /// Applies everything to the calling process. Called in the child between `fork` and
-    /// `exec`: only async-signal-safe system calls, no allocation, no lock.
-    pub fn enter(&self) -> io::Result<()> {
-        // SAFETY: prctl, getrlimit, setrlimit and landlock_restrict_self are plain system calls
-        // on values copied into this struct; none allocates or locks.
+    /// Restricts the calling thread (never the process): no new privileges, then the Landlock
+    /// ruleset. A child started from this thread afterwards inherits both; the thread itself
+    /// should start that child and end.
+    pub fn restrict_this_thread(&self) -> io::Result<()> {
+        // SAFETY: prctl(PR_SET_NO_NEW_PRIVS) and landlock_restrict_self act on the calling
+        // thread only, with a descriptor `self` owns.
         unsafe {
             if libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 {
                 return Err(io::Error::last_os_error());
             }
-            for (resource, value) in self.limits {
-                let mut current = libc::rlimit {
-                    rlim_cur: 0,
-                    rlim_max: 0,
-                };
-                if libc::getrlimit(resource, &mut current) != 0 {
-                    return Err(io::Error::last_os_error());
-                }
-                // Only ever lower a limit: the worker's own may already be stricter.
-                let limit = libc::rlimit {
-                    rlim_cur: value.min(current.rlim_cur),
-                    rlim_max: value.min(current.rlim_max),
-                };
-                if libc::setrlimit(resource, &limit) != 0 {
-                    return Err(io::Error::last_os_error());
-                }
-            }
-            if let Some(fd) = self.ruleset {
-                if libc::syscall(libc::SYS_landlock_restrict_self, fd, 0u32) != 0 {
+            if let Some(fd) = &self.ruleset {
+                let rc = libc::syscall(libc::SYS_landlock_restrict_self, fd.as_raw_fd(), 0u32);
+                if rc != 0 {
                     return Err(io::Error::last_os_error());
                 }
             }
         }
         Ok(())
+    }
+
+    /// Sets the resource limits on the process `pid` (a child just started), only ever lowering
+    /// them. A child that is already gone is no error.
+    pub fn limit(&self, pid: u32) {
+        let Ok(pid) = libc::pid_t::try_from(pid) else {
+            return;
+        };
+        for (resource, value) in self.limits {
+            let mut current = libc::rlimit {
+                rlim_cur: 0,
+                rlim_max: 0,
+            };
+            // SAFETY: prlimit reads and writes the two rlimit structures given, nothing else.
+            unsafe {
+                if libc::prlimit(pid, resource, std::ptr::null(), &mut current) != 0 {
+                    continue;
+                }
+                let limit = libc::rlimit {
+                    rlim_cur: value.min(current.rlim_cur),
+                    rlim_max: value.min(current.rlim_max),
+                };
+                libc::prlimit(pid, resource, &limit, std::ptr::null_mut());
+            }
+        }
     }
 }
 

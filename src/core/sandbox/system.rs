@@ -7,7 +7,10 @@
 //! is a folder a workspace plausibly lives in (a workspace below one of them would be readable
 //! through it, so keep workspaces out of the system's library folders).
 
+use std::os::fd::{AsFd, OwnedFd};
 use std::path::Path;
+
+use once_cell::sync::OnceCell;
 
 use super::{Grants, Right, SandboxError};
 
@@ -81,17 +84,29 @@ pub const PROGRAM_NEEDS: &[ProgramNeeds] = &[
     },
 ];
 
+/// The grants every child gets, opened once per process (the folders are the system's, never
+/// replaced while it runs; descriptors are shared read-only, so threads may use them at once).
+fn shared() -> &'static [(OwnedFd, Right, bool)] {
+    static SHARED: OnceCell<Vec<(OwnedFd, Right, bool)>> = OnceCell::new();
+    SHARED.get_or_init(|| {
+        let mut g = Grants::new();
+        let rows = SYSTEM_READ
+            .iter()
+            .map(|p| (p, Right::Read))
+            .chain(SYSTEM_WRITE.iter().flat_map(|p| [(p, Right::Read), (p, Right::Write)]))
+            .chain(LOADERS.iter().map(|p| (p, Right::Execute)));
+        for (path, right) in rows {
+            // The table is far below MAX_GRANTS: nothing to refuse here.
+            let _ = g.path(Path::new(path), right);
+        }
+        g.into_items()
+    })
+}
+
 /// Adds the system's grants and `program`'s own needs (`program`: basename, any case).
 pub fn add_grants(grants: &mut Grants, program: &str) -> Result<(), SandboxError> {
-    for path in SYSTEM_READ {
-        grants.path(Path::new(path), Right::Read)?;
-    }
-    for path in SYSTEM_WRITE {
-        grants.path(Path::new(path), Right::Read)?;
-        grants.path(Path::new(path), Right::Write)?;
-    }
-    for path in LOADERS {
-        grants.path(Path::new(path), Right::Execute)?;
+    for (fd, right, is_dir) in shared() {
+        grants.shared(fd.as_fd(), *right, *is_dir)?;
     }
     let name = program.to_ascii_lowercase();
     for row in PROGRAM_NEEDS {

@@ -233,7 +233,9 @@ fn limits_are_applied_even_unconfined() {
     let d = Dir::new("limits");
     let prepared = Prepared::unconfined(ChildLimits::for_command(false));
     assert!(!prepared.is_confined());
-    let argv: Vec<String> = ["sh", "-c", "ulimit -f; ulimit -c; ulimit -t"]
+    // the limits are set on the child right after it starts: let it count a little first
+    let script = "i=0; while [ $i -lt 20000 ]; do i=$((i+1)); done; ulimit -f; ulimit -c; ulimit -t";
+    let argv: Vec<String> = ["sh", "-c", script]
         .iter()
         .map(|s| s.to_string())
         .collect();
@@ -252,7 +254,7 @@ fn limits_are_applied_even_unconfined() {
     )
     .unwrap();
     assert_eq!(String::from_utf8_lossy(&f.stdout), "0\n0\n10\n");
-    // no new privileges: the flag is inherited and shown in /proc
+    // no new privileges: the flag is inherited and shown in /proc (set before the start)
     let argv: Vec<String> = ["grep", "NoNewPrivs", "/proc/self/status"]
         .iter()
         .map(|s| s.to_string())

@@ -126,15 +126,6 @@ pub fn run_with(
     if let Some(cwd) = spawn.cwd {
         command.current_dir(cwd);
     }
-    if let Some(prepared) = spawn.prepared {
-        let setup = prepared.for_child();
-        // SAFETY: `enter` only makes async-signal-safe system calls on values copied before
-        // the fork (see sandbox::ChildSetup::enter); it allocates nothing and takes no lock.
-        // The ruleset descriptor it names is owned by `prepared`, alive until spawn returns.
-        unsafe {
-            command.pre_exec(move || setup.enter());
-        }
-    }
     command
         .args(args)
         .env_clear()
@@ -144,9 +135,28 @@ pub fn run_with(
         .stderr(Stdio::piped())
         .process_group(0);
     let started = Instant::now();
-    let mut child = match command.spawn() {
+    let spawned = match spawn.prepared {
+        None => command.spawn(),
+        // The confinement is applied to a short-lived thread of our own, which then starts the
+        // child: the child inherits it at birth (no code runs between fork and exec), and the
+        // worker's other threads are never restricted. posix_spawn stays usable, where a
+        // pre-exec hook would force a full fork of the worker's memory (milliseconds for a
+        // PHP worker). The resource limits follow at once, set on the child from outside.
+        Some(prepared) => std::thread::scope(|scope| {
+            scope
+                .spawn(|| {
+                    prepared.restrict_this_thread()?;
+                    let child = command.spawn()?;
+                    prepared.limit(child.id());
+                    Ok(child)
+                })
+                .join()
+                .unwrap_or_else(|_| Err(std::io::Error::from(ErrorKind::Other)))
+        }),
+    };
+    let mut child = match spawned {
         Ok(child) => child,
-        Err(e) if is_exec_failure(&e, spawn.prepared.is_some()) => {
+        Err(e) if is_exec_failure(&e, spawn.prepared.is_some_and(Prepared::is_confined)) => {
             return Ok(Finished {
                 stdout: Vec::new(),
                 stderr: Vec::new(),
@@ -277,8 +287,11 @@ fn read_all(
     }
 }
 
-/// Wait for the child to exit, until the deadline. None when it is still running then.
+/// Wait for the child to exit, until the deadline. None when it is still running then. The
+/// wait sleeps on a pidfd (woken the moment the child exits); where the kernel has none, it
+/// polls with a growing pause.
 fn wait_until(child: &mut Child, deadline: Instant) -> Option<ExitStatus> {
+    let pidfd = pid_fd(child);
     let mut pause = Duration::from_micros(50);
     loop {
         match child.try_wait() {
@@ -291,9 +304,35 @@ fn wait_until(child: &mut Child, deadline: Instant) -> Option<ExitStatus> {
         if now >= deadline {
             return None;
         }
-        std::thread::sleep(pause.min(deadline - now));
-        pause = (pause * 2).min(Duration::from_millis(10));
+        let left = deadline - now;
+        match &pidfd {
+            Some(fd) => {
+                let mut p = libc::pollfd {
+                    fd: fd.as_raw_fd(),
+                    events: libc::POLLIN,
+                    revents: 0,
+                };
+                let ms = left.as_millis().saturating_add(1).min(i32::MAX as u128) as libc::c_int;
+                // SAFETY: one live pollfd for the duration of the call.
+                unsafe { libc::poll(&mut p, 1, ms) };
+            }
+            None => {
+                std::thread::sleep(pause.min(left));
+                pause = (pause * 2).min(Duration::from_millis(10));
+            }
+        }
     }
+}
+
+/// A pidfd for the child (readable once it exits), where the kernel has `pidfd_open` (5.3+).
+fn pid_fd(child: &Child) -> Option<std::os::fd::OwnedFd> {
+    let pid = libc::pid_t::try_from(child.id()).ok()?;
+    // SAFETY: pidfd_open takes a pid and flags and returns a new descriptor or -1; the child is
+    // not reaped yet, so the pid is still its own.
+    let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid, 0) };
+    let fd = libc::c_int::try_from(fd).ok().filter(|fd| *fd >= 0)?;
+    // SAFETY: a fresh descriptor nobody else owns.
+    Some(unsafe { std::os::fd::OwnedFd::from_raw_fd(fd) })
 }
 
 /// SIGKILL to the child's whole process group, then reap the child.

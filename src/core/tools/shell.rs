@@ -278,21 +278,10 @@ impl Shell {
         let cwd = self.policy.cwd().to_path_buf();
         let mutating = self.policy.is_mutating(&approved.command);
         let limits = ChildLimits::for_command(mutating);
-        if !self.confines() {
-            if self.sandbox == Mode::Required {
-                return Err(NotConfined::Failed(sandbox_unavailable_message(
-                    &approved.program,
-                )));
-            }
-            if self.sandbox == Mode::Auto {
-                warn_unconfined_once(host);
-            }
-            return Ok(Planned {
-                approved: approved.clone(),
-                cwd,
-                program: None,
-                prepared: Prepared::unconfined(limits),
-            });
+        if !self.confines() && self.sandbox == Mode::Required {
+            return Err(NotConfined::Failed(sandbox_unavailable_message(
+                &approved.program,
+            )));
         }
         let denied = |d: PathDenial| {
             NotConfined::Denied(Denial {
@@ -323,6 +312,19 @@ impl Shell {
         let program = find_program(token, &cwd, &search)
             .map_err(failed)?
             .ok_or(NotConfined::Missing)?;
+        // The program is run by the path found here in every mode: what was judged runs, and
+        // a full path lets the runner use posix_spawn.
+        if !self.confines() {
+            if self.sandbox == Mode::Auto {
+                warn_unconfined_once(host);
+            }
+            return Ok(Planned {
+                approved: approved.clone(),
+                cwd,
+                program: Some(program.path),
+                prepared: Prepared::unconfined(limits),
+            });
+        }
         if is_script(&program.path) {
             return Err(NotConfined::Failed(script_message(&approved.program)));
         }
