@@ -194,9 +194,12 @@ impl Grants {
 
     /// Grants `right` on an already opened object.
     pub fn fd(&mut self, fd: OwnedFd, right: Right) -> Result<(), SandboxError> {
-        let meta = File::from(fd.try_clone().map_err(|e| SandboxError::Build(e.to_string()))?)
-            .metadata()
-            .map_err(|e| SandboxError::Build(e.to_string()))?;
+        let meta = File::from(
+            fd.try_clone()
+                .map_err(|e| SandboxError::Build(e.to_string()))?,
+        )
+        .metadata()
+        .map_err(|e| SandboxError::Build(e.to_string()))?;
         let key = (meta.dev(), meta.ino(), right);
         if self.seen.contains(&key) {
             return Ok(());

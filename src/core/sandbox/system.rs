@@ -79,7 +79,12 @@ pub const PROGRAM_NEEDS: &[ProgramNeeds] = &[
     },
     ProgramNeeds {
         programs: &["uptime", "df", "free", "w", "who", "users", "nproc"],
-        paths: &["/proc", "/run/utmp", "/var/run/utmp", "/sys/devices/system/cpu"],
+        paths: &[
+            "/proc",
+            "/run/utmp",
+            "/var/run/utmp",
+            "/sys/devices/system/cpu",
+        ],
         right: Right::Read,
     },
 ];
@@ -93,7 +98,11 @@ fn shared() -> &'static [(OwnedFd, Right, bool)] {
         let rows = SYSTEM_READ
             .iter()
             .map(|p| (p, Right::Read))
-            .chain(SYSTEM_WRITE.iter().flat_map(|p| [(p, Right::Read), (p, Right::Write)]))
+            .chain(
+                SYSTEM_WRITE
+                    .iter()
+                    .flat_map(|p| [(p, Right::Read), (p, Right::Write)]),
+            )
             .chain(LOADERS.iter().map(|p| (p, Right::Execute)));
         for (path, right) in rows {
             // The table is far below MAX_GRANTS: nothing to refuse here.

@@ -234,11 +234,9 @@ fn limits_are_applied_even_unconfined() {
     let prepared = Prepared::unconfined(ChildLimits::for_command(false));
     assert!(!prepared.is_confined());
     // the limits are set on the child right after it starts: let it count a little first
-    let script = "i=0; while [ $i -lt 20000 ]; do i=$((i+1)); done; ulimit -f; ulimit -c; ulimit -t";
-    let argv: Vec<String> = ["sh", "-c", script]
-        .iter()
-        .map(|s| s.to_string())
-        .collect();
+    let script =
+        "i=0; while [ $i -lt 20000 ]; do i=$((i+1)); done; ulimit -f; ulimit -c; ulimit -t";
+    let argv: Vec<String> = ["sh", "-c", script].iter().map(|s| s.to_string()).collect();
     let f = run_with(
         &argv,
         &env(),

@@ -47,16 +47,15 @@ pub use output::{
 };
 pub use tables::{
     ExecOptions, Recursion, BLOCKED_PATH_PATTERNS, CHILD_ENV_NAMES, CHILD_ENV_PREFIXES,
-    DEFAULT_ALLOWLIST, DEFAULT_CHILD_PATH, DEFAULT_MAX_STDERR_BYTES, PROGRAM_ENV,
-    DEFAULT_MAX_STDOUT_BYTES, EXEC_OPTIONS, EXTRA_HARD_BLOCKED, FILE_READING_COMMANDS,
-    HARD_BLOCKED, HARD_READ_CEILING_BYTES, METACHARACTERS, PROCESS_TIMEOUT_SECONDS,
-    READONLY_COMMANDS, RECURSIVE_READERS, RESOLVE_MAX_BYTES, SIGKILL,
-    WALK_ENTRY_CAP,
+    DEFAULT_ALLOWLIST, DEFAULT_CHILD_PATH, DEFAULT_MAX_STDERR_BYTES, DEFAULT_MAX_STDOUT_BYTES,
+    EXEC_OPTIONS, EXTRA_HARD_BLOCKED, FILE_READING_COMMANDS, HARD_BLOCKED, HARD_READ_CEILING_BYTES,
+    METACHARACTERS, PROCESS_TIMEOUT_SECONDS, PROGRAM_ENV, READONLY_COMMANDS, RECURSIVE_READERS,
+    RESOLVE_MAX_BYTES, SIGKILL, WALK_ENTRY_CAP,
 };
 
 use confine::{PathArg, Use};
-use paths::{judge_text, php_basename, Scope, Walker};
 pub(crate) use paths::PathDenial;
+use paths::{judge_text, php_basename, Scope, Walker};
 
 /// The `reason` a refusal reports to the `shell.denied` hook (exact reference strings).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -309,7 +308,12 @@ impl ShellPolicy {
             }
             Some(Err(e)) => {
                 let detail = e.subject().to_string();
-                return Err(deny(DenialReason::HardBlocked, &program, detail, e.to_string()));
+                return Err(deny(
+                    DenialReason::HardBlocked,
+                    &program,
+                    detail,
+                    e.to_string(),
+                ));
             }
             None => {
                 let mut run = argv.clone();

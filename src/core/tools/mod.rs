@@ -38,9 +38,9 @@ mod code_search_tests;
 #[cfg(test)]
 mod file_write_edit_tests;
 #[cfg(test)]
-mod shell_tests;
-#[cfg(test)]
 mod shell_sandbox_tests;
+#[cfg(test)]
+mod shell_tests;
 #[cfg(test)]
 mod tests;
 

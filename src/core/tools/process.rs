@@ -83,9 +83,16 @@ pub fn child_environment(home: &Path, program: &str) -> Vec<(OsString, OsString)
         env.push(("PATH".into(), DEFAULT_CHILD_PATH.into()));
     }
     env.push(("HOME".into(), home.as_os_str().to_owned()));
-    let name = program.rsplit('/').next().unwrap_or(program).to_ascii_lowercase();
+    let name = program
+        .rsplit('/')
+        .next()
+        .unwrap_or(program)
+        .to_ascii_lowercase();
     for (_, vars) in PROGRAM_ENV.iter().filter(|(p, _)| *p == name) {
-        env.extend(vars.iter().map(|(k, v)| (OsString::from(k), OsString::from(v))));
+        env.extend(
+            vars.iter()
+                .map(|(k, v)| (OsString::from(k), OsString::from(v))),
+        );
     }
     env
 }

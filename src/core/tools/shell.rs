@@ -29,10 +29,12 @@ use super::file_read::{php_string, trim_incomplete_utf8_tail};
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use super::process::{self, Limits, RunFailure, Spawn};
-use crate::core::sandbox::{kernel_abi, ChildLimits, Mode, Prepared, Right};
-use crate::core::security::shell_policy::confine::{find_program, is_script, ConfineError, Planner};
 use super::{success, Host, NativeTool, ToolError};
 use crate::core::json::{self, EncodeOptions};
+use crate::core::sandbox::{kernel_abi, ChildLimits, Mode, Prepared, Right};
+use crate::core::security::shell_policy::confine::{
+    find_program, is_script, ConfineError, Planner,
+};
 use crate::core::security::shell_policy::{
     ceiling_message, discard_note, shape_output, spill_note, spill_prefix, start_failed_message,
     timeout_message, Approved, Denial, DenialReason, PathDenial, Shaped, ShellError, ShellPolicy,
@@ -294,13 +296,10 @@ impl Shell {
         };
         let failed = |e: ConfineError| match e {
             ConfineError::Denied(d) => denied(d),
-            ConfineError::Script => {
-                NotConfined::Failed(script_message(&approved.program))
+            ConfineError::Script => NotConfined::Failed(script_message(&approved.program)),
+            ConfineError::Sandbox(e) => {
+                NotConfined::Failed(format!("Command '{}' cannot run: {e}.", approved.program))
             }
-            ConfineError::Sandbox(e) => NotConfined::Failed(format!(
-                "Command '{}' cannot run: {e}.",
-                approved.program
-            )),
         };
         let env = process::child_environment(&cwd, &approved.program);
         let search = env
@@ -467,13 +466,14 @@ impl NativeTool for Shell {
             cwd: Some(&input.cwd),
             prepared: Some(&input.prepared),
         };
-        let finished = process::run_with(&approved.argv, &env, self.limits, spawn).map_err(
-            |failure| match failure {
-                RunFailure::Start => ToolError::Tool(start_failed_message(&approved.program)),
-                RunFailure::Timeout => ToolError::Tool(timeout_message(&approved.program)),
-                RunFailure::Ceiling => ToolError::Tool(ceiling_message(&approved.program)),
-            },
-        )?;
+        let finished =
+            process::run_with(&approved.argv, &env, self.limits, spawn).map_err(|failure| {
+                match failure {
+                    RunFailure::Start => ToolError::Tool(start_failed_message(&approved.program)),
+                    RunFailure::Timeout => ToolError::Tool(timeout_message(&approved.program)),
+                    RunFailure::Ceiling => ToolError::Tool(ceiling_message(&approved.program)),
+                }
+            })?;
         let output = self.shape(&finished.stdout, &finished.stderr, finished.exit_code);
         let context = hook_context(&[
             ("command", approved.command.as_str()),

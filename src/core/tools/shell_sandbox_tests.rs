@@ -122,7 +122,10 @@ fn recursive_reads_see_everything_but_the_blocked_entries() {
         let out = answer(&mut t, &mut log, cmd);
         assert!(!out.contains("SECRET-VALUE"), "{cmd}: {out}");
         if !out.starts_with("REFUSED") {
-            assert!(out.contains("deep"), "{cmd}: the clean part is readable: {out}");
+            assert!(
+                out.contains("deep"),
+                "{cmd}: the clean part is readable: {out}"
+            );
         }
     }
 }
@@ -166,7 +169,10 @@ fn a_link_flipped_after_the_check_leaks_nothing() {
     stop.store(true, Ordering::Relaxed);
     flipper.join().unwrap();
     assert_eq!(leaks, 0, "the secret leaked through the flipping link");
-    assert!(served > 0, "the link was never read while it led to notes.txt");
+    assert!(
+        served > 0,
+        "the link was never read while it led to notes.txt"
+    );
 }
 
 #[test]
@@ -240,11 +246,17 @@ fn the_modes() {
     );
     // auto without Landlock: runs with the policy alone, and the log says so (once a process)
     t.sandbox = Mode::Auto;
-    assert_eq!(answer(&mut t, &mut log, "cat notes.txt"), "SECRET-free notes");
+    assert_eq!(
+        answer(&mut t, &mut log, "cat notes.txt"),
+        "SECRET-free notes"
+    );
     // off: never confined, a script runs
     t.sandbox = Mode::Off;
     t.abi = kernel_abi();
-    assert_eq!(answer(&mut t, &mut log, "cat notes.txt"), "SECRET-free notes");
+    assert_eq!(
+        answer(&mut t, &mut log, "cat notes.txt"),
+        "SECRET-free notes"
+    );
     assert!(log.warnings.len() <= 1);
     assert!(log.warnings.iter().all(|w| w == UNCONFINED_WARNING));
     // unconfined, a recursive read of a tree holding a secret is refused as before

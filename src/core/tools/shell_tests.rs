@@ -250,7 +250,11 @@ fn only_the_given_environment_reaches_the_child() {
     assert!(env.iter().any(|(k, v)| k == "HOME" && v == "/srv/work"));
     assert!(!env.iter().any(|(k, _)| k == "GIT_CONFIG_NOSYSTEM"));
     let git = process::child_environment(home, "/usr/bin/git");
-    for want in ["GIT_CONFIG_NOSYSTEM", "GIT_CONFIG_GLOBAL", "GIT_OPTIONAL_LOCKS"] {
+    for want in [
+        "GIT_CONFIG_NOSYSTEM",
+        "GIT_CONFIG_GLOBAL",
+        "GIT_OPTIONAL_LOCKS",
+    ] {
         assert!(git.iter().any(|(k, _)| k == want), "{want}");
     }
 }

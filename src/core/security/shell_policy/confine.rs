@@ -150,7 +150,9 @@ impl<'a> Planner<'a> {
     }
 
     fn judge_real(&self, real: &Path, shown: &str, is_dir: bool) -> Result<(), PathDenial> {
-        let mut text = self.scope.view_under(&real.to_string_lossy(), &self.real_cwd);
+        let mut text = self
+            .scope
+            .view_under(&real.to_string_lossy(), &self.real_cwd);
         if let Some(d) = judge_text(&text, shown) {
             return Err(d);
         }

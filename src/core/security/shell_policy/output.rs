@@ -172,11 +172,7 @@ pub fn ceiling_message(program: &str) -> String {
 /// Whether an environment variable of the worker may reach a child: only the allow-listed
 /// names ([`CHILD_ENV_NAMES`], [`CHILD_ENV_PREFIXES`]), and only as plain names.
 pub fn child_env_allowed(name: &str) -> bool {
-    if name.is_empty()
-        || !name
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b == b'_')
-    {
+    if name.is_empty() || !name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_') {
         return false;
     }
     CHILD_ENV_NAMES.contains(&name) || CHILD_ENV_PREFIXES.iter().any(|p| name.starts_with(p))

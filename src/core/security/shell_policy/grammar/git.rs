@@ -726,7 +726,6 @@ const DESCRIBE_OPTS: &[G] = &[
     g("--exclude", Val, D::Ok),
 ];
 
-
 /// What a subcommand's operands are.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Operands {
