@@ -6,7 +6,7 @@ SUDO=""
 if [ "$(id -u)" != "0" ]; then SUDO="sudo"; fi
 
 # Debian packages the build, the tests and the benchmarks need.
-PACKAGES=(php8.2-dev php8.2-cli php8.2-opcache php8.2-sqlite3 php8.2-mysql clang libclang-dev
+PACKAGES=(php8.2-dev git php8.2-cli php8.2-opcache php8.2-sqlite3 php8.2-mysql clang libclang-dev
           phpunit valgrind ripgrep hyperfine openssl python3 mariadb-server
           gawk tree file)
 
