@@ -317,6 +317,13 @@ impl Shell {
             if self.sandbox == Mode::Auto {
                 warn_unconfined_once(host);
             }
+            // What is checked is still what was opened (hard links refused), though nothing
+            // holds the child to it.
+            let scope = self.policy.scope_for(&approved.program);
+            let mut judge = Planner::judging_only(&scope);
+            for path in &approved.paths {
+                judge.add(path).map_err(failed)?;
+            }
             return Ok(Planned {
                 approved: approved.clone(),
                 cwd,

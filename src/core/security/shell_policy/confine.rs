@@ -129,6 +129,7 @@ pub(crate) struct Planner<'a> {
     scope: &'a Scope<'a>,
     real_cwd: String,
     budget: usize,
+    grant_trees: bool,
     /// What the child may use.
     pub(crate) grants: Grants,
 }
@@ -145,7 +146,17 @@ impl<'a> Planner<'a> {
             scope,
             real_cwd,
             budget: WALK_ENTRY_CAP,
+            grant_trees: true,
             grants: Grants::new(),
+        }
+    }
+
+    /// A planner that only judges each path as opened (an unconfined child: nothing is
+    /// granted, and a folder read recursively was already walked by the policy).
+    pub(crate) fn judging_only(scope: &'a Scope<'a>) -> Planner<'a> {
+        Planner {
+            grant_trees: false,
+            ..Planner::new(scope)
         }
     }
 
@@ -189,7 +200,8 @@ impl<'a> Planner<'a> {
             (Use::Write, _) => Ok(()),
             (Use::Read, false) | (Use::ReadTree, false) => Ok(self.grants.fd(fd, Right::Read)?),
             (Use::Read, true) => Ok(self.grants.fd(fd, Right::List)?),
-            (Use::ReadTree, true) => self.tree(fd, &real, &arg.text),
+            (Use::ReadTree, true) if self.grant_trees => self.tree(fd, &real, &arg.text),
+            (Use::ReadTree, true) => Ok(()),
         }
     }
 
