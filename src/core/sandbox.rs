@@ -24,6 +24,7 @@
 
 pub mod system;
 
+use std::collections::HashSet;
 use std::fs::File;
 use std::io;
 use std::os::fd::{AsRawFd, BorrowedFd, OwnedFd};
@@ -137,7 +138,7 @@ impl ChildLimits {
 }
 
 /// What a granted object may be used for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Right {
     /// Execute this program file (and read it).
     Execute,
@@ -173,7 +174,7 @@ pub const MAX_GRANTS: usize = 4096;
 pub struct Grants {
     items: Vec<(OwnedFd, Right, bool)>,
     shared: Vec<(BorrowedFd<'static>, Right, bool)>,
-    seen: Vec<(u64, u64, Right)>,
+    seen: HashSet<(u64, u64, Right)>,
 }
 
 impl Grants {
@@ -207,7 +208,7 @@ impl Grants {
         if self.len() >= MAX_GRANTS {
             return Err(SandboxError::TooManyGrants);
         }
-        self.seen.push(key);
+        self.seen.insert(key);
         self.items.push((fd, right, meta.is_dir()));
         Ok(())
     }

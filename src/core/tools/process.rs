@@ -2,9 +2,12 @@
 //! the limits the spec sets, and the spill files that hold output too long to answer inline.
 //!
 //! Rules:
-//! - the program is started with `execvp` semantics (PATH lookup in the child's environment),
-//!   never through `/bin/sh`; its stdin is the null device (reads see end of file at once);
-//!   stdout and stderr are pipes; it runs in a new process group of its own;
+//! - the program is started with `posix_spawn` (by the path the caller found, or with `execvp`
+//!   semantics), never through `/bin/sh`; its stdin is the null device (reads see end of file at
+//!   once); stdout and stderr are pipes; it runs in a new process group of its own;
+//! - with a [`Prepared`] confinement it is started from a short-lived thread that applied the
+//!   confinement to itself first, and its resource limits are set right after it starts; a
+//!   failure to apply the confinement is [`RunFailure::Start`], never a run without it;
 //! - the child's environment is built from an allow-list ([`child_environment`]), never the
 //!   worker's environment filtered by name;
 //! - both pipes are read as data arrives until both are closed and the child has exited, or the
@@ -149,21 +152,28 @@ pub fn run_with(
         // worker's other threads are never restricted. posix_spawn stays usable, where a
         // pre-exec hook would force a full fork of the worker's memory (milliseconds for a
         // PHP worker). The resource limits follow at once, set on the child from outside.
-        Some(prepared) => std::thread::scope(|scope| {
-            scope
-                .spawn(|| {
-                    prepared.restrict_this_thread()?;
-                    let child = command.spawn()?;
-                    prepared.limit(child.id());
-                    Ok(child)
-                })
-                .join()
-                .unwrap_or_else(|_| Err(std::io::Error::from(ErrorKind::Other)))
-        }),
+        Some(prepared) => {
+            let started = std::thread::scope(|scope| {
+                scope
+                    .spawn(|| {
+                        prepared
+                            .restrict_this_thread()
+                            .map_err(|_| RunFailure::Start)?;
+                        let child = command.spawn();
+                        if let Ok(child) = &child {
+                            prepared.limit(child.id());
+                        }
+                        Ok(child)
+                    })
+                    .join()
+                    .unwrap_or(Err(RunFailure::Start))
+            });
+            started?
+        }
     };
     let mut child = match spawned {
         Ok(child) => child,
-        Err(e) if is_exec_failure(&e, spawn.prepared.is_some_and(Prepared::is_confined)) => {
+        Err(e) if is_exec_failure(&e) => {
             return Ok(Finished {
                 stdout: Vec::new(),
                 stderr: Vec::new(),
@@ -198,24 +208,7 @@ pub fn run_with(
 }
 
 /// Whether spawning failed in `exec` itself (the program), rather than creating the process.
-/// With a prepared confinement only the errors `exec` gives for the program file count: any
-/// other came from applying the confinement, and the run must fail rather than pass for a
-/// missing program.
-fn is_exec_failure(e: &std::io::Error, confined: bool) -> bool {
-    if confined {
-        return matches!(
-            e.raw_os_error(),
-            Some(
-                libc::ENOENT
-                    | libc::EACCES
-                    | libc::ENOEXEC
-                    | libc::ENOTDIR
-                    | libc::ELOOP
-                    | libc::ETXTBSY
-                    | libc::ENAMETOOLONG
-            )
-        );
-    }
+fn is_exec_failure(e: &std::io::Error) -> bool {
     !matches!(
         e.raw_os_error(),
         Some(libc::EAGAIN | libc::ENOMEM | libc::EMFILE | libc::ENFILE) | None
