@@ -195,12 +195,7 @@ impl Grants {
 
     /// Grants `right` on an already opened object.
     pub fn fd(&mut self, fd: OwnedFd, right: Right) -> Result<(), SandboxError> {
-        let meta = File::from(
-            fd.try_clone()
-                .map_err(|e| SandboxError::Build(e.to_string()))?,
-        )
-        .metadata()
-        .map_err(|e| SandboxError::Build(e.to_string()))?;
+        let meta = fd_metadata(&fd).map_err(|e| SandboxError::Build(e.to_string()))?;
         let key = (meta.dev(), meta.ino(), right);
         if self.seen.contains(&key) {
             return Ok(());
@@ -240,6 +235,11 @@ impl Grants {
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
+}
+
+/// `fstat` of an open descriptor (an `O_PATH` one included), without giving it up.
+pub fn fd_metadata(fd: &OwnedFd) -> io::Result<std::fs::Metadata> {
+    File::from(fd.try_clone()?).metadata()
 }
 
 /// `open(path, O_PATH | O_CLOEXEC)`, following links.

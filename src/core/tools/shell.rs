@@ -227,10 +227,12 @@ impl Shell {
     /// A tool with the spec's limits. A policy whose cwd is empty judges in the process's
     /// current directory, looked up only when a command gets past the program checks.
     pub fn new(policy: ShellPolicy, max_stdout: i64, max_stderr: i64, temp_dir: TempDir) -> Shell {
+        let abi = kernel_abi();
         Shell {
             sandbox: Mode::Auto,
-            abi: kernel_abi(),
-            policy,
+            abi,
+            // as `check` would set it for the default mode, so it need not copy the policy
+            policy: policy.confined(abi > 0),
             max_stdout,
             max_stderr,
             temp_dir,
@@ -296,7 +298,6 @@ impl Shell {
         };
         let failed = |e: ConfineError| match e {
             ConfineError::Denied(d) => denied(d),
-            ConfineError::Script => NotConfined::Failed(script_message(&approved.program)),
             ConfineError::Sandbox(e) => {
                 NotConfined::Failed(format!("Command '{}' cannot run: {e}.", approved.program))
             }

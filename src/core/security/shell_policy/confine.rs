@@ -30,15 +30,13 @@ pub use super::grammar::{PathArg, Use};
 use super::paths::{judge_text, php_basename, PathDenial, Scope};
 use super::tables::WALK_ENTRY_CAP;
 use super::{is_blocked_name, DenialReason};
-use crate::core::sandbox::{open_path, Grants, Right, SandboxError};
+use crate::core::sandbox::{fd_metadata, open_path, Grants, Right, SandboxError};
 
 /// Why a command cannot be confined as approved.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum ConfineError {
     /// A path (or the program) judged on the object opened is refused.
     Denied(PathDenial),
-    /// The program is a script: its interpreter would have to run.
-    Script,
     /// The sandbox could not be built.
     Sandbox(SandboxError),
 }
@@ -90,8 +88,7 @@ pub(crate) fn find_program(
         let Some(fd) = open_path(&candidate) else {
             continue;
         };
-        let Ok(meta) = File::from(fd.try_clone().map_err(|_| ConfineError::Script)?).metadata()
-        else {
+        let Ok(meta) = fd_metadata(&fd) else {
             continue;
         };
         if !meta.is_file() || meta.mode() & 0o111 == 0 {
@@ -187,9 +184,7 @@ impl<'a> Planner<'a> {
             // Nothing there: nothing to grant; the program finds nothing to read either.
             return Ok(());
         };
-        let meta = File::from(fd.try_clone().map_err(sandbox_io)?)
-            .metadata()
-            .map_err(sandbox_io)?;
+        let meta = fd_metadata(&fd).map_err(sandbox_io)?;
         let real = fd_path(&fd).unwrap_or(joined);
         self.judge_real(&real, &arg.text, meta.is_dir())
             .map_err(ConfineError::Denied)?;
