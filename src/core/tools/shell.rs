@@ -312,18 +312,22 @@ impl Shell {
         let program = find_program(token, &cwd, &search)
             .map_err(failed)?
             .ok_or(NotConfined::Missing)?;
+        // Every approved path is judged as opened in every mode (hard links refused); only a
+        // confined child is also held to it by grants.
+        let scope = self.policy.scope_for(&approved.program);
+        let mut planner = if self.confines() {
+            Planner::new(&scope)
+        } else {
+            Planner::judging_only(&scope)
+        };
+        for path in &approved.paths {
+            planner.add(path).map_err(failed)?;
+        }
         // The program is run by the path found here in every mode: what was judged runs, and
         // a full path lets the runner use posix_spawn.
         if !self.confines() {
             if self.sandbox == Mode::Auto {
                 warn_unconfined_once(host);
-            }
-            // What is checked is still what was opened (hard links refused), though nothing
-            // holds the child to it.
-            let scope = self.policy.scope_for(&approved.program);
-            let mut judge = Planner::judging_only(&scope);
-            for path in &approved.paths {
-                judge.add(path).map_err(failed)?;
             }
             return Ok(Planned {
                 approved: approved.clone(),
@@ -335,15 +339,10 @@ impl Shell {
         if is_script(&program.path) {
             return Err(NotConfined::Failed(script_message(&approved.program)));
         }
-        let scope = self.policy.scope_for(&approved.program);
-        let mut planner = Planner::new(&scope);
         planner
             .grants
             .fd(program.fd, Right::Execute)
             .map_err(|e| failed(e.into()))?;
-        for path in &approved.paths {
-            planner.add(path).map_err(failed)?;
-        }
         let name = program
             .path
             .file_name()
