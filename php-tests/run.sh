@@ -1,7 +1,8 @@
 #!/bin/sh
 # Run the PHP test suite against a phpclaw module.
 #   php-tests/run.sh [path-to-.so] [phpunit options…]
-# Default module: target/debug/libphpclaw.so. Extra options go to phpunit, e.g.
+# Default module: target/debug/libphpclaw.so. PHP and PHPUNIT name the PHP binary and the
+# PHPUnit script to use (default: php on PATH, /usr/bin/phpunit). Extra options go to phpunit, e.g.
 #   php-tests/run.sh target/release/libphpclaw.so --filter Lifecycle
 #   php-tests/run.sh php-tests/LifecycleTest.php
 set -eu
@@ -21,14 +22,16 @@ fi
 module=$(cd "$(dirname "$module")" && pwd)/$(basename "$module")
 PHPCLAW_MODULE=$module
 export PHPCLAW_MODULE
+php=${PHP:-php}
+phpunit=${PHPUNIT:-/usr/bin/phpunit}
 status=0
-php -d extension="$module" /usr/bin/phpunit -c "$here/phpunit.xml" "$@" || status=$?
+"$php" -d extension="$module" "$phpunit" -c "$here/phpunit.xml" "$@" || status=$?
 # The runner mechanics proved with shell scripts as programs (group `unconfined`, excluded
 # above by phpunit.xml): the kernel sandbox refuses scripts, so they run with it off.
 case " $* " in
     *" --filter "*|*" --group "*) ;;
     *)
-        php -d extension="$module" -d phpclaw.shell_sandbox=off /usr/bin/phpunit \
+        "$php" -d extension="$module" -d phpclaw.shell_sandbox=off "$phpunit" \
             -c "$here/phpunit.xml" --group unconfined "$@" || status=$?
         ;;
 esac
