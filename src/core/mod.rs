@@ -3,6 +3,7 @@
 //! The PHP bindings (`crate::php`, behind the default `php` feature) only convert values and
 //! call into this module, so all of it is built and tested with `cargo test --no-default-features`.
 
+pub mod budget;
 pub mod entities;
 pub mod json;
 pub mod lifecycle;

@@ -28,13 +28,14 @@
 //!   planted at that name is replaced, never followed, and other users of a shared temp
 //!   directory cannot read the archive.
 
-use std::io::Write;
+use std::io::{Read as _, Write};
 use std::os::fd::AsFd;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
 use super::code_search::listing::{self, Kind};
 use super::{success, Host, NativeTool, ToolError};
+use crate::core::budget::Budget;
 use crate::core::security::file_rules::{
     is_blocked_path, is_security_dir, resolve_checked, sanitize_for_message, Rules,
 };
@@ -89,6 +90,11 @@ pub const ARCHIVE_MODE: u32 = 0o600;
 
 /// Names quoted per warning at most (the count is always given).
 pub const MAX_NAMES_PER_WARNING: usize = 10;
+
+/// Bytes of file content one archive packs at most (ours: the reference packs everything):
+/// the file that would pass it and every one after it are left out, with a warning. The walk
+/// and the packing share one `core::budget` (wall clock and entries listed) too.
+pub const MAX_PACK_BYTES: u64 = 256 << 20;
 
 /// The tool's configuration.
 #[derive(Debug, Clone)]
@@ -201,7 +207,7 @@ fn lossy(b: &[u8]) -> std::borrow::Cow<'_, str> {
 /// descriptors opened beneath the root with no link crossed: folders are descended unless they
 /// are security folders, files whose workspace path is blocked are left out, links to files are
 /// kept to be judged when opened, links to folders are left out.
-pub fn collect(open: &OpenRoot, source: &str) -> Result<Collected, Refused> {
+pub fn collect(open: &OpenRoot, source: &str, budget: &Budget) -> Result<Collected, Refused> {
     let mut out = Collected::default();
     let dir = open.open_judged(
         source.as_bytes(),
@@ -210,16 +216,26 @@ pub fn collect(open: &OpenRoot, source: &str) -> Result<Collected, Refused> {
         HardLinks::Allow,
         &|_| false,
     )?;
-    walk(open, source.as_bytes(), &dir.file, &[], &mut out);
+    walk(open, source.as_bytes(), &dir.file, &[], &mut out, budget);
     out.entries.sort_by(|a, b| a.rel.cmp(&b.rel));
     Ok(out)
 }
 
-fn walk(open: &OpenRoot, source: &[u8], dir: &std::fs::File, rel: &[u8], out: &mut Collected) {
+fn walk(
+    open: &OpenRoot,
+    source: &[u8],
+    dir: &std::fs::File,
+    rel: &[u8],
+    out: &mut Collected,
+    budget: &Budget,
+) {
     let Some(entries) = listing::list_fd(dir.as_fd()) else {
         return;
     };
     for (name, kind) in entries {
+        if !budget.spend() {
+            return;
+        }
         let child = join(rel, &name);
         let in_workspace = join(source, &child);
         match kind {
@@ -234,7 +250,7 @@ fn walk(open: &OpenRoot, source: &[u8], dir: &std::fs::File, rel: &[u8], out: &m
                         false
                     })
                 {
-                    walk(open, source, &sub.file, &child, out);
+                    walk(open, source, &sub.file, &child, out, budget);
                 }
             }
             Kind::File | Kind::FileLink if is_blocked_path(&lossy(&in_workspace)) => {
@@ -322,7 +338,10 @@ impl ZipPackage {
             .refusal()
             .message
         };
-        let mut found = collect(&open, &input.source).map_err(refusal)?;
+        let budget = Budget::walk();
+        let mut found = collect(&open, &input.source, &budget).map_err(refusal)?;
+        let mut packed_bytes: u64 = 0;
+        let mut over_bytes = false;
         let hard_links = HardLinks::allowed(self.allow_hard_links);
         // A new file nobody else can have opened or linked: random name, O_CREAT | O_EXCL,
         // mode 0600; renamed over the archive's name once complete.
@@ -342,6 +361,9 @@ impl ZipPackage {
         let blocked = |real: &[u8]| is_blocked_path(&lossy(real));
         let mut files = 0;
         for entry in &found.entries {
+            if !budget.in_time() {
+                break;
+            }
             let in_workspace = join(input.source.as_bytes(), &entry.rel);
             let mut file =
                 match open.open_judged(&in_workspace, entry.link, Want::File, hard_links, &blocked)
@@ -364,9 +386,16 @@ impl ZipPackage {
                         continue;
                     }
                 };
+            let len = file.metadata().map(|m| m.len()).map_err(|_| cannot())?;
+            if packed_bytes.saturating_add(len) > MAX_PACK_BYTES {
+                over_bytes = true;
+                break;
+            }
+            packed_bytes += len;
             zip.start_file(format!("{}/{}", input.output_name, lossy(&entry.rel)), opts)
                 .map_err(|_| cannot())?;
-            std::io::copy(&mut file, &mut zip).map_err(|_| cannot())?;
+            // The length judged above, not more: a file growing meanwhile is cut there.
+            std::io::copy(&mut (&mut file).take(len), &mut zip).map_err(|_| cannot())?;
             files += 1;
         }
         let mut tmp = zip.finish().map_err(|_| cannot())?;
@@ -378,7 +407,16 @@ impl ZipPackage {
             zip_path: zip_path.to_string_lossy().into_owned(),
             files,
             size_bytes,
-            warnings: warnings(&found.skipped),
+            warnings: {
+                let mut w = warnings(&found.skipped);
+                w.extend(budget.warning(NAME));
+                if over_bytes {
+                    w.push(format!(
+                        "zip_package: stopped before passing {MAX_PACK_BYTES} bytes of content; the archive holds only the first {files} file(s)."
+                    ));
+                }
+                w
+            },
         })
     }
 }
