@@ -161,6 +161,85 @@ pub struct Packed {
     pub warnings: Vec<String>,
 }
 
+/// The archive's temp file, as the zip writer sees it. Once a write or seek failed (a full
+/// disk), every later one writes nothing and succeeds, keeping the positions consistent: the
+/// writer, dropped unfinished on that error, then finalises into nothing instead of printing
+/// its failure to the worker's stderr (or panicking on a position it did not expect), and the
+/// temp file is removed with it.
+struct Quiet {
+    inner: tempfile::NamedTempFile,
+    failed: bool,
+    /// The position, and the furthest one reached (the length), once `failed`.
+    pos: u64,
+    end: u64,
+}
+
+impl Quiet {
+    fn new(inner: tempfile::NamedTempFile) -> Quiet {
+        Quiet {
+            inner,
+            failed: false,
+            pos: 0,
+            end: 0,
+        }
+    }
+
+    fn moved(&mut self, pos: u64) {
+        self.pos = pos;
+        self.end = self.end.max(pos);
+    }
+}
+
+impl Write for Quiet {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        if !self.failed {
+            match self.inner.write(buf) {
+                Ok(n) => {
+                    self.moved(self.pos + n as u64);
+                    return Ok(n);
+                }
+                Err(e) => {
+                    self.failed = true;
+                    return Err(e);
+                }
+            }
+        }
+        self.moved(self.pos + buf.len() as u64);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        if self.failed {
+            return Ok(());
+        }
+        self.inner.flush().inspect_err(|_| self.failed = true)
+    }
+}
+
+impl std::io::Seek for Quiet {
+    fn seek(&mut self, to: std::io::SeekFrom) -> std::io::Result<u64> {
+        if !self.failed {
+            match self.inner.seek(to) {
+                Ok(p) => {
+                    self.moved(p);
+                    return Ok(p);
+                }
+                Err(e) => {
+                    self.failed = true;
+                    return Err(e);
+                }
+            }
+        }
+        let p = match to {
+            std::io::SeekFrom::Start(p) => p,
+            std::io::SeekFrom::Current(d) => self.pos.saturating_add_signed(d),
+            std::io::SeekFrom::End(d) => self.end.saturating_add_signed(d),
+        };
+        self.moved(p);
+        Ok(p)
+    }
+}
+
 /// The name with everything but `[A-Za-z0-9_-]` removed.
 pub fn filter_name(raw: &[u8]) -> String {
     raw.iter()
@@ -355,7 +434,7 @@ impl ZipPackage {
         tmp.as_file()
             .set_permissions(std::fs::Permissions::from_mode(ARCHIVE_MODE))
             .map_err(|_| cannot())?;
-        let mut zip = zip::ZipWriter::new(tmp);
+        let mut zip = zip::ZipWriter::new(Quiet::new(tmp));
         let opts = zip::write::SimpleFileOptions::default()
             .compression_method(zip::CompressionMethod::Deflated);
         let blocked = |real: &[u8]| is_blocked_path(&lossy(real));
@@ -398,7 +477,7 @@ impl ZipPackage {
             std::io::copy(&mut (&mut file).take(len), &mut zip).map_err(|_| cannot())?;
             files += 1;
         }
-        let mut tmp = zip.finish().map_err(|_| cannot())?;
+        let mut tmp = zip.finish().map_err(|_| cannot())?.inner;
         tmp.flush().map_err(|_| cannot())?;
         let size_bytes = tmp.as_file().metadata().map(|m| m.len()).unwrap_or(0);
         // rename(2): a link or file planted at the name is replaced, never followed.
