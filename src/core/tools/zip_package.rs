@@ -105,6 +105,8 @@ pub struct ZipPackage {
     pub temp_dir: PathBuf,
     /// Whether files with more than one hard link are packed (`allowHardLinks`; ours).
     pub allow_hard_links: bool,
+    /// Bytes of content packed at most ([`MAX_PACK_BYTES`]; smaller in tests).
+    pub max_pack_bytes: u64,
 }
 
 /// The planned archive.
@@ -393,6 +395,7 @@ impl ZipPackage {
             root,
             temp_dir: std::env::temp_dir(),
             allow_hard_links: false,
+            max_pack_bytes: MAX_PACK_BYTES,
         }
     }
 
@@ -466,7 +469,7 @@ impl ZipPackage {
                     }
                 };
             let len = file.metadata().map(|m| m.len()).map_err(|_| cannot())?;
-            if packed_bytes.saturating_add(len) > MAX_PACK_BYTES {
+            if packed_bytes.saturating_add(len) > self.max_pack_bytes {
                 over_bytes = true;
                 break;
             }
@@ -491,7 +494,8 @@ impl ZipPackage {
                 w.extend(budget.warning(NAME));
                 if over_bytes {
                     w.push(format!(
-                        "zip_package: stopped before passing {MAX_PACK_BYTES} bytes of content; the archive holds only the first {files} file(s)."
+                        "zip_package: stopped before passing {} bytes of content; the archive holds only the first {files} file(s).",
+                        self.max_pack_bytes
                     ));
                 }
                 w
