@@ -4,6 +4,9 @@ declare(strict_types=1);
 
 namespace PhpClawTests;
 
+use PhpClaw\Exceptions\ToolException;
+use PhpClaw\Tools\FileEditTool;
+use PhpClaw\Tools\FileReadTool;
 use PhpClawTests\Support\Files;
 use PhpClawTests\Support\Subprocess;
 use PHPUnit\Framework\TestCase;
@@ -91,5 +94,34 @@ PHP;
             self::assertSame(self::EDITS, $r['ok']);
         }
         self::assertSame([], glob($this->ws . '/.phpclaw-*') ?: [], 'temp files left behind');
+    }
+    public function testALockHeldElsewhereIsAwaitedFiveSecondsAtMost(): void
+    {
+        file_put_contents($this->ws . '/held.txt', 'ORIGINAL');
+        (new FileReadTool($this->ws))->execute(['path' => 'held.txt']);
+        // Another process (not a tool: a site's own) holds the file locked.
+        $holder = fopen($this->ws . '/held.txt', 'r');
+        self::assertTrue(flock($holder, LOCK_EX));
+        try {
+            $started = microtime(true);
+            try {
+                (new FileEditTool($this->ws))->execute(['path' => 'held.txt', 'old_str' => 'ORIGINAL', 'new_str' => 'CHANGED']);
+                self::fail('edited a file another process holds locked');
+            } catch (ToolException $e) {
+                self::assertSame('file_edit: the file is locked by another process: held.txt', $e->getMessage());
+            }
+            $took = microtime(true) - $started;
+            self::assertGreaterThanOrEqual(5.0, $took);
+            self::assertLessThan(6.0, $took);
+            self::assertSame('ORIGINAL', file_get_contents($this->ws . '/held.txt'));
+        } finally {
+            flock($holder, LOCK_UN);
+            fclose($holder);
+        }
+        // Released: the edit goes through at once.
+        $r = json_decode((new FileEditTool($this->ws))->execute(['path' => 'held.txt', 'old_str' => 'ORIGINAL', 'new_str' => 'CHANGED']), true);
+        self::assertTrue($r['success']);
+        self::assertSame('CHANGED', file_get_contents($this->ws . '/held.txt'));
+        self::assertSame([], glob($this->ws . '/.phpclaw-*') ?: []);
     }
 }

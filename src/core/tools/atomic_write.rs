@@ -41,6 +41,10 @@ pub const DIRECTORY_MODE: u32 = 0o755;
 /// lock on its own temp file besides, so a slow one is never swept).
 pub const STRAY_AGE: Duration = Duration::from_secs(60);
 
+/// How long [`lock_target`] waits for a lock another process holds (the tools hold theirs only
+/// while they write; a site's own process may hold one for longer).
+pub const LOCK_WAIT: Duration = Duration::from_secs(5);
+
 /// Prefixes of the temp files the tools write through (`.phpclaw-<prefix>-XXXXXX`).
 const STRAY_PREFIXES: [&[u8]; 2] = [b".phpclaw-write-", b".phpclaw-edit-"];
 
@@ -69,8 +73,9 @@ pub struct TargetLock {
 
 /// Lock the file now at `target` (a rename may replace it while the lock is awaited: the lock
 /// is then taken again on the new one). None when no file is there; Err when it cannot be
-/// opened for reading or locked.
+/// opened for reading, or not locked within [`LOCK_WAIT`] (`ErrorKind::WouldBlock`).
 pub fn lock_target(target: &Path) -> std::io::Result<Option<TargetLock>> {
+    let deadline = std::time::Instant::now() + LOCK_WAIT;
     loop {
         let file = match fs::OpenOptions::new()
             .read(true)
@@ -81,7 +86,7 @@ pub fn lock_target(target: &Path) -> std::io::Result<Option<TargetLock>> {
             Err(e) if e.kind() == ErrorKind::NotFound => return Ok(None),
             Err(e) => return Err(e),
         };
-        flock(&file, libc::LOCK_EX)?;
+        lock_until(&file, deadline)?;
         let meta = file.metadata()?;
         match fs::symlink_metadata(target) {
             Ok(now) if now.dev() == meta.dev() && now.ino() == meta.ino() => {
@@ -91,6 +96,24 @@ pub fn lock_target(target: &Path) -> std::io::Result<Option<TargetLock>> {
             Err(e) => return Err(e),
             // Replaced while we waited: lock the new one.
             Ok(_) => {}
+        }
+    }
+}
+
+/// An exclusive lock on `file`, polled until `deadline`.
+fn lock_until(file: &File, deadline: std::time::Instant) -> std::io::Result<()> {
+    let mut pause = Duration::from_millis(1);
+    loop {
+        match flock(file, libc::LOCK_EX | libc::LOCK_NB) {
+            Err(e) if e.kind() == ErrorKind::WouldBlock => {
+                let now = std::time::Instant::now();
+                if now >= deadline {
+                    return Err(e);
+                }
+                std::thread::sleep(pause.min(deadline - now));
+                pause = (pause * 2).min(Duration::from_millis(50));
+            }
+            other => return other,
         }
     }
 }

@@ -370,7 +370,13 @@ impl NativeTool for FileEdit {
     ) -> Result<Edited, ToolError<H::Error>> {
         let s = sanitize_for_message(&input.file);
         let lock = lock_target(&input.real)
-            .map_err(|_| ToolError::Tool(format!("file_edit: failed to write: {s}")))?
+            .map_err(|e| {
+                ToolError::Tool(if e.kind() == std::io::ErrorKind::WouldBlock {
+                    format!("file_edit: the file is locked by another process: {s}")
+                } else {
+                    format!("file_edit: failed to write: {s}")
+                })
+            })?
             .ok_or_else(|| ToolError::Tool(format!("file_edit: file not found: {s}")))?;
         let again;
         let (contents, at) = if stamp(&lock.meta) == input.stamp {
