@@ -556,10 +556,12 @@ mod tests {
         Value::from_pairs([("id", Value::Int(i)), ("t", Value::str(text))])
     }
 
-    fn tmp() -> String {
-        let d = std::env::temp_dir().join(format!("phpclaw-dbq-{}", std::process::id()));
-        std::fs::create_dir_all(&d).unwrap();
-        d.to_string_lossy().into_owned()
+    /// A spill folder removed when the test ends (a per-process folder was left in /tmp).
+    fn tmp() -> tempfile::TempDir {
+        tempfile::Builder::new()
+            .prefix("phpclaw-dbq-")
+            .tempdir()
+            .unwrap()
     }
 
     #[test]
@@ -573,7 +575,11 @@ mod tests {
 
     #[test]
     fn small_results_stay_inline() {
-        let f = cap_rows((0..100).map(|i| row(i, "x")).collect(), &tmp());
+        let dir = tmp();
+        let f = cap_rows(
+            (0..100).map(|i| row(i, "x")).collect(),
+            dir.path().to_str().unwrap(),
+        );
         assert!(!f.truncated);
         let a = f.data.as_array().unwrap();
         assert_eq!(a.get("count"), Some(&Value::Int(100)));
@@ -583,7 +589,10 @@ mod tests {
     #[test]
     fn row_cap_spills_the_hundred() {
         let dir = tmp();
-        let f = cap_rows((0..101).map(|i| row(i, "x")).collect(), &dir);
+        let f = cap_rows(
+            (0..101).map(|i| row(i, "x")).collect(),
+            dir.path().to_str().unwrap(),
+        );
         assert!(f.truncated);
         let a = f.data.as_array().unwrap();
         assert_eq!(a.get("count"), Some(&Value::Int(100)));
