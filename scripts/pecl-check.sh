@@ -95,7 +95,7 @@ if grep -q "cargo build" "$log"; then
 fi
 
 real_before="$(stat -c '%Y %s' "$ext_dir/phpclaw.so" 2>/dev/null || echo absent)"
-step "make install INSTALL_ROOT=…" make install INSTALL_ROOT="$install_root"
+step "make install INSTALL_ROOT=<tmp>" make install INSTALL_ROOT="$install_root"
 installed="$install_root$ext_dir/phpclaw.so"
 [ -f "$installed" ] || fail "make install put no phpclaw.so in INSTALL_ROOT$ext_dir"
 cmp -s "$installed" modules/phpclaw.so || fail "the installed module differs from modules/phpclaw.so"
@@ -104,7 +104,7 @@ real_after="$(stat -c '%Y %s' "$ext_dir/phpclaw.so" 2>/dev/null || echo absent)"
 extra="$(cd "$install_root$ext_dir" && ls -A | grep -vx phpclaw.so || true)"
 [ -z "$extra" ] || fail "make install also installed: $extra"
 
-step "php -n -d extension=… --ri phpclaw" "$php" -n -d extension="$installed" --ri phpclaw
+step "php -n -d extension=<installed> --ri phpclaw" "$php" -n -d extension="$installed" --ri phpclaw
 grep -q "^phpclaw support => enabled" "$log" || fail "--ri phpclaw does not say the module is enabled"
 grep -qx "Built for => $version" "$log" || fail "--ri phpclaw: not built for PHP $version (php-config not handed to cargo?)"
 
