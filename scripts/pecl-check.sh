@@ -2,8 +2,9 @@
 # The PECL/PIE build path, end to end, from a clean copy of the repository:
 #   phpize && ./configure --with-php-config=… && make && make install INSTALL_ROOT=<tmp>
 # then the installed module is loaded with `php -n -d extension=…`: `--ri phpclaw` must answer
-# (built for this php-config's PHP) and one native tool call must work. A second `make` must
-# not run cargo (so `sudo make install` never needs it), and `make clean` must empty modules/.
+# (built for this php-config's PHP) and one native tool call must work. cargo's build must have
+# asked the php-config given to configure, a second `make` must not run cargo (so `sudo make
+# install` never needs it), and `make clean` must empty modules/.
 # Exits non-zero on the first failure.
 #
 #   scripts/pecl-check.sh
@@ -83,12 +84,26 @@ case "${PECL_CHECK_SOURCE:-head}" in
     *) fail "PECL_CHECK_SOURCE must be head or worktree" ;;
 esac
 
+# configure is given a php-config that notes each call, so the check can see that cargo's
+# build (ext-php-rs's build script, build.rs) asked that php-config and not the one on PATH.
+# It lives at a fixed path beside the target folder: a new path each run would make cargo
+# rebuild ext-php-rs (its build script reruns when PHP_CONFIG changes).
+shim="$CARGO_TARGET_DIR/pecl-check-php-config"
+calls="$tmp/php-config-calls"
+printf '#!/bin/sh\nprintf "%%s\\n" "$*" >>"${PHPCLAW_PECL_CHECK_CALLS:-/dev/null}"\nexec "%s" "$@"\n' "$php_config" >"$shim.new"
+chmod +x "$shim.new"
+cmp -s "$shim.new" "$shim" 2>/dev/null && rm -f "$shim.new" || mv -f "$shim.new" "$shim"
+export PHPCLAW_PECL_CHECK_CALLS="$calls"
+
 cd "$src"
 step "phpize" "$PHPIZE"
-step "./configure --with-php-config=$(basename "$php_config")" ./configure --with-php-config="$php_config"
+step "./configure --with-php-config=<noting $(basename "$php_config")>" ./configure --with-php-config="$shim"
+grep -qx "PHPCLAW_PHP_CONFIG = $shim" Makefile || fail "configure did not record the php-config it was given"
+rm -f "$calls"
 jobs="$(nproc 2>/dev/null || echo 2)"
 step "make -j$jobs (cargo build --release)" make -j"$jobs"
 [ -f modules/phpclaw.so ] || fail "make left no modules/phpclaw.so"
+grep -qx -- "--includes" "$calls" 2>/dev/null || fail "cargo's build never asked the given php-config for --includes"
 step "make again (nothing to do)" make
 if grep -q "cargo build" "$log"; then
     fail "a second make ran cargo again (make install would too)"
