@@ -71,7 +71,7 @@ step() {
     if ! "$@" >"$log" 2>&1; then
         fail "$name"
     fi
-    printf 'pecl-check: %-44s %4ds\n' "$name" $((SECONDS - step_started))
+    printf 'pecl-check: %-58s %4ds\n' "$name" $((SECONDS - step_started))
 }
 
 echo "pecl-check: PHP $version ($zts), php-config $php_config, phpize $PHPIZE"
