@@ -6,7 +6,6 @@
 pub mod entities;
 pub mod json;
 pub mod lifecycle;
-pub mod md5;
 pub mod remote_profile;
 pub mod routing;
 pub mod sandbox;
