@@ -1,0 +1,106 @@
+<?php
+
+declare(strict_types=1);
+
+/*
+ * The whole-turn benchmark's check: the results given back to the model must be the same without
+ * and with the extension. Before comparing, the lists the README documents as sorted by path on
+ * the native side (code_search rows, project_info's file tree, zip entries) are sorted the same
+ * way on both sides; nothing else is touched.
+ */
+
+/** A project_info file tree with its files and its folders sorted by name, recursively. */
+function turn_bench_sorted_tree(array $tree): array
+{
+    $files = [];
+    $dirs = [];
+    foreach ($tree as $k => $v) {
+        if (is_int($k)) {
+            $files[] = $v;
+        } else {
+            $dirs[$k] = is_array($v) ? turn_bench_sorted_tree($v) : $v;
+        }
+    }
+    sort($files, SORT_STRING);
+    ksort($dirs, SORT_STRING);
+    return $files + $dirs;
+}
+
+/** A tool result with the documented path ordering applied (results that are not JSON unchanged). */
+function turn_bench_normalised(string $tool, string $result): string
+{
+    $doc = json_decode($result, true);
+    if (!is_array($doc) || !is_array($doc['data'] ?? null)) {
+        return $result;
+    }
+    if ($tool === 'code_search' && is_array($doc['data']['results'] ?? null)) {
+        usort($doc['data']['results'], static fn ($a, $b): int => [(string) ($a['file'] ?? ''), (int) ($a['line'] ?? 0)] <=> [(string) ($b['file'] ?? ''), (int) ($b['line'] ?? 0)]);
+    }
+    if ($tool === 'project_info' && is_array($doc['data']['file_tree'] ?? null)) {
+        $doc['data']['file_tree'] = turn_bench_sorted_tree($doc['data']['file_tree']);
+    }
+    if ($tool === 'zip_package' && is_array($doc['data']['entries'] ?? null)) {
+        sort($doc['data']['entries'], SORT_STRING);
+    }
+    return (string) json_encode($doc, JSON_UNESCAPED_SLASHES | JSON_UNESCAPED_UNICODE);
+}
+
+/** One line of a result for a difference report. */
+function turn_bench_excerpt(string $s): string
+{
+    return strlen($s) > 400 ? substr($s, 0, 400) . '…(' . strlen($s) . ' bytes)' : $s;
+}
+
+/**
+ * Compare every child's results, per turn and call: each side must agree with itself over its
+ * children (the turns are deterministic) and the two sides with each other.
+ *
+ * @param array{php: list<array>, ext: list<array>} $reports
+ * @return array{turns: list<string>, lines: list<string>, notes: list<string>}
+ */
+function turn_bench_differences(array $reports): array
+{
+    $out = ['turns' => [], 'lines' => [], 'notes' => []];
+    foreach ($reports['php'][0]['turns'] as $turn => $t) {
+        $base = $t['first'];
+        $norm = static fn (array $first): array => array_map(
+            static fn (string $tool, string $result): string => turn_bench_normalised($tool, $result),
+            $first['tools'],
+            $first['results'],
+        );
+        $expected = $norm($base);
+        foreach (['php', 'ext'] as $mode) {
+            foreach ($reports[$mode] as $k => $rep) {
+                $first = $rep['turns'][$turn]['first'] ?? null;
+                if ($first === null) {
+                    $out['lines'][] = "turn $turn: the $mode child #$k did not run it";
+                    $out['turns'][] = $turn;
+                    continue;
+                }
+                $got = $norm($first);
+                foreach ($base['labels'] as $i => $label) {
+                    if (($got[$i] ?? null) !== ($expected[$i] ?? null)) {
+                        $out['turns'][] = $turn;
+                        $out['lines'][] = "turn $turn, call $i ($label), $mode child #$k against PHP child #0:\n"
+                            . '    PHP: ' . turn_bench_excerpt($expected[$i] ?? '(none)') . "\n"
+                            . "    $mode: " . turn_bench_excerpt($got[$i] ?? '(none)');
+                    }
+                }
+                if (count($got) !== count($expected)) {
+                    $out['turns'][] = $turn;
+                    $out['lines'][] = "turn $turn: $mode child #$k gave " . count($got) . ' results, PHP child #0 ' . count($expected);
+                }
+                if ($first['text'] !== $base['text'] || $first['tools_called'] !== $base['tools_called']) {
+                    $out['turns'][] = $turn;
+                    $out['lines'][] = "turn $turn: $mode child #$k ended differently (final text or tools called)";
+                }
+                if ($first['offered'] !== $base['offered'] && $k === 0) {
+                    $out['notes'][] = "turn $turn: the router offered different tools ($mode): "
+                        . implode(' / ', array_map(static fn (array $a, array $b): string => implode(',', array_diff($a, $b)) . ' vs ' . implode(',', array_diff($b, $a)), $base['offered'], $first['offered']));
+                }
+            }
+        }
+    }
+    $out['turns'] = array_values(array_unique($out['turns']));
+    return $out;
+}
