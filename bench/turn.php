@@ -104,6 +104,9 @@ foreach ($turnNames as $turn) {
     $first = $reports['php'][0]['turns'][$turn]['first'];
     printf("\n== turn '%s': %d tool calls in %d model requests; %d results given back (%s)\n", $turn, count($first['labels']),
         count($first['offered']), count($first['results']), in_array($turn, $differences['turns'], true) ? 'DIFFERENT' : 'same both ways');
+    if ($first['not_offered'] !== []) {
+        printf("  (called without being offered by the router: %s)\n", implode(', ', array_unique($first['not_offered'])));
+    }
     printf("  %-30s %9s %9s %6s | %9s %9s %6s\n", 'ms', 'PHP wall', 'ext wall', 'ratio', 'PHP CPU', 'ext CPU', 'ratio');
     $pw = $median(array_column($p, 'wall_ns'));
     $ew = $median(array_column($e, 'wall_ns'));

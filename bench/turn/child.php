@@ -187,6 +187,7 @@ foreach (turns() as $name => $turn) {
                 'text' => $response->text,
                 'tools_called' => $response->toolsCalled,
                 'request_bytes' => $provider->requestBytes,
+                'not_offered' => $provider->notOffered,
             ];
         }
     }

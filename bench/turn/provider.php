@@ -29,6 +29,9 @@ final class ScriptedProvider implements ProviderInterface
     /** Results given back to the model: tool_use_id => result string, in call order. @var array<string, string> */
     public array $results = [];
 
+    /** Scripted calls naming a tool the request did not offer (the router left it out). @var list<string> */
+    public array $notOffered = [];
+
     /** Bytes of every request body encoded. */
     public int $requestBytes = 0;
 
@@ -41,6 +44,7 @@ final class ScriptedProvider implements ProviderInterface
         $this->offered = [];
         $this->results = [];
         $this->requestBytes = 0;
+        $this->notOffered = [];
     }
 
     public function send(array $messages, array $tools = []): array
@@ -63,7 +67,11 @@ final class ScriptedProvider implements ProviderInterface
             return ['type' => 'text', 'text' => $this->finalText, 'input_tokens' => 1200, 'output_tokens' => 80];
         }
         $calls = [];
+        $offered = end($this->offered);
         foreach ($this->steps[$this->step] as $i => [$label, $name, $input]) {
+            if (!in_array($name, $offered, true)) {
+                $this->notOffered[] = $name;
+            }
             $calls[] = ['tool_use_id' => sprintf('toolu_%02d_%02d', $this->step, $i), 'tool_name' => $name, 'tool_input' => $input];
         }
         $this->step++;

@@ -30,7 +30,7 @@ function turns(): array
             'restore' => [],
         ],
         'shell' => [
-            'message' => 'List the models folder and count the lines of the route files, then show me the .env so I can check the database password.',
+            'message' => 'Run a shell command to list the models folder and count the lines of the route files, search the code for the order routes, then cat the .env so I can check the database password.',
             'steps' => [
                 [
                     ['shell_exec allowed (ls)', 'shell_exec', ['command' => 'ls app/Models']],
@@ -45,7 +45,7 @@ function turns(): array
             'restore' => [],
         ],
         'edit' => [
-            'message' => 'Change the timezone in the app config to Europe/Paris and tell me which shop orders are still drafts.',
+            'message' => 'Read the app config file, change its timezone to Europe/Paris, and tell me which shop orders are still drafts.',
             'steps' => [
                 [
                     ['file_read refused (config/app.php)', 'file_read', ['path' => 'config/app.php']],
@@ -63,11 +63,11 @@ function turns(): array
             'restore' => ['config/view.php'],
         ],
         'adapters' => [
-            'message' => 'Export the shop orders from the spring sale, find discount coupons for the sale and blog posts about the newsletter, and check which packages the project depends on.',
+            'message' => 'Export the spring sale shop orders, search the orders with a sale coupon and the newsletter blog posts, check the composer packages of the project, and search the code for the coupon notification listener.',
             'steps' => [
                 [
                     ['order_export (adapter)', 'order_export', ['search' => 'spring', 'limit' => 50]],
-                    ['coupon_search (adapter)', 'coupon_search', ['search' => 'sale']],
+                    ['order_search (adapter)', 'order_search', ['search' => 'sale', 'status' => 'active']],
                     ['post_search (adapter)', 'post_search', ['search' => 'newsletter', 'limit' => 10]],
                 ],
                 [
