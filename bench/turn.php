@@ -67,6 +67,8 @@ $child = static function (string $mode) use ($so, $workspace, $reference, $warmu
     return $report;
 };
 
+$load = static fn (): string => implode(' ', array_slice(explode(' ', (string) @file_get_contents('/proc/loadavg')), 0, 3));
+$loadBefore = $load();
 $reports = ['php' => [], 'ext' => []];
 for ($r = 0; $r < $rounds; $r++) {
     foreach ($r % 2 === 0 ? ['php', 'ext'] : ['ext', 'php'] as $mode) {
@@ -81,7 +83,9 @@ $turnNames = array_keys($reports['php'][0]['turns']);
 printf("phpClaw whole turns: phpClaw's Agent + ToolRouter (16 tools a turn), 100 tools registered (10 built-in, 90 PHP adapters),\n");
 printf("workspace of %d files; %d rounds alternated, each child %d warm-up + %d measured runs a turn; medians; opcache on, PHP %s\n",
     $files, $rounds, $warmup, $reps, $reports['php'][0]['php']);
-printf("CPU = getrusage(SELF) + getrusage(CHILDREN): every thread of the PHP process and the commands shell_exec ran\n");
+printf("CPU = getrusage(SELF) + getrusage(CHILDREN): every thread of the PHP process and the commands shell_exec ran;\n");
+printf("load average %s before, %s after (%d CPUs); output guard %s\n", $loadBefore, $load(), (int) shell_exec('nproc'),
+    $reports['php'][0]['guard_timed'] ? 'timed apart from the tools' : 'counted inside each tool (its class file was not found)');
 
 /** Median of a list of numbers. */
 $median = static function (array $v): float {
@@ -93,7 +97,7 @@ $median = static function (array $v): float {
 $runs = static fn (string $mode, string $turn): array => array_merge(...array_map(static fn (array $rep): array => $rep['turns'][$turn]['runs'], $reports[$mode]));
 $ratio = static fn (float $a, float $b): string => $b > 0 ? sprintf('%5.1fx', $a / $b) : '    -';
 $row = static function (string $what, float $pw, float $ew, float $pc, float $ec) use ($ratio): void {
-    printf("  %-30s %9.3f %9.3f %s | %9.3f %9.3f %s\n", $what, $pw / 1e6, $ew / 1e6, $ratio($pw, $ew), $pc / 1e3, $ec / 1e3, $ratio($pc, $ec));
+    printf("  %-38s %9.3f %9.3f %s | %9.3f %9.3f %s\n", $what, $pw / 1e6, $ew / 1e6, $ratio($pw, $ew), $pc / 1e6, $ec / 1e6, $ratio($pc, $ec));
 };
 
 $totals = ['php' => [0.0, 0.0], 'ext' => [0.0, 0.0]];
@@ -107,7 +111,7 @@ foreach ($turnNames as $turn) {
     if ($first['not_offered'] !== []) {
         printf("  (called without being offered by the router: %s)\n", implode(', ', array_unique($first['not_offered'])));
     }
-    printf("  %-30s %9s %9s %6s | %9s %9s %6s\n", 'ms', 'PHP wall', 'ext wall', 'ratio', 'PHP CPU', 'ext CPU', 'ratio');
+    printf("  %-38s %9s %9s %6s | %9s %9s %6s\n", 'ms', 'PHP wall', 'ext wall', 'ratio', 'PHP CPU', 'ext CPU', 'ratio');
     $pw = $median(array_column($p, 'wall_ns'));
     $ew = $median(array_column($e, 'wall_ns'));
     $pc = $median(array_column($p, 'cpu_us'));
@@ -141,9 +145,9 @@ foreach ($turnNames as $turn) {
     };
     $both('rest (agent loop, provider, hooks)', $rest);
     $both('setup (tools, registry; not in turn)', static fn (array $x) => $x['setup']);
-    printf("  %-30s %9.1f %9.1f %s   (MiB)\n", 'peak memory (Zend heap)', $median(array_column($p, 'peak_bytes')) / 1048576,
+    printf("  %-38s %9.1f %9.1f %s   (MiB)\n", 'peak memory (Zend heap)', $median(array_column($p, 'peak_bytes')) / 1048576,
         $median(array_column($e, 'peak_bytes')) / 1048576, $ratio($median(array_column($p, 'peak_bytes')), $median(array_column($e, 'peak_bytes'))));
-    printf("  %-30s %9.1f %9.1f %s   (MiB)\n", 'peak RSS (VmHWM)', $median(array_column($p, 'rss_hwm_kib')) / 1024,
+    printf("  %-38s %9.1f %9.1f %s   (MiB)\n", 'peak RSS (VmHWM)', $median(array_column($p, 'rss_hwm_kib')) / 1024,
         $median(array_column($e, 'rss_hwm_kib')) / 1024, $ratio($median(array_column($p, 'rss_hwm_kib')), $median(array_column($e, 'rss_hwm_kib'))));
 }
 

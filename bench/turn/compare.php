@@ -45,10 +45,17 @@ function turn_bench_normalised(string $tool, string $result): string
     return (string) json_encode($doc, JSON_UNESCAPED_SLASHES | JSON_UNESCAPED_UNICODE);
 }
 
-/** One line of a result for a difference report. */
-function turn_bench_excerpt(string $s): string
+/** Both results around the first byte where they differ, for a difference report. */
+function turn_bench_excerpts(string $a, string $b): array
 {
-    return strlen($s) > 400 ? substr($s, 0, 400) . '…(' . strlen($s) . ' bytes)' : $s;
+    $at = 0;
+    $n = min(strlen($a), strlen($b));
+    while ($at < $n && $a[$at] === $b[$at]) {
+        $at++;
+    }
+    $from = max(0, $at - 120);
+    $cut = static fn (string $s): string => ($from > 0 ? '…' : '') . substr($s, $from, 360) . (strlen($s) > $from + 360 ? '…' : '') . ' (' . strlen($s) . ' bytes)';
+    return [$at, $cut($a), $cut($b)];
 }
 
 /**
@@ -81,9 +88,9 @@ function turn_bench_differences(array $reports): array
                 foreach ($base['labels'] as $i => $label) {
                     if (($got[$i] ?? null) !== ($expected[$i] ?? null)) {
                         $out['turns'][] = $turn;
-                        $out['lines'][] = "turn $turn, call $i ($label), $mode child #$k against PHP child #0:\n"
-                            . '    PHP: ' . turn_bench_excerpt($expected[$i] ?? '(none)') . "\n"
-                            . "    $mode: " . turn_bench_excerpt($got[$i] ?? '(none)');
+                        [$at, $was, $is] = turn_bench_excerpts($expected[$i] ?? '(none)', $got[$i] ?? '(none)');
+                        $out['lines'][] = "turn $turn, call $i ($label), $mode child #$k against PHP child #0, from byte $at:\n"
+                            . "    PHP: $was\n    $mode: $is";
                     }
                 }
                 if (count($got) !== count($expected)) {
@@ -94,9 +101,11 @@ function turn_bench_differences(array $reports): array
                     $out['turns'][] = $turn;
                     $out['lines'][] = "turn $turn: $mode child #$k ended differently (final text or tools called)";
                 }
-                if ($first['offered'] !== $base['offered'] && $k === 0) {
-                    $out['notes'][] = "turn $turn: the router offered different tools ($mode): "
-                        . implode(' / ', array_map(static fn (array $a, array $b): string => implode(',', array_diff($a, $b)) . ' vs ' . implode(',', array_diff($b, $a)), $base['offered'], $first['offered']));
+                if ($first['offered'] !== $base['offered'] && $k === 0 && $mode === 'ext') {
+                    $onlyPhp = array_unique(array_merge(...array_map(static fn (array $a, array $b): array => array_diff($a, $b), $base['offered'], $first['offered'])));
+                    $onlyExt = array_unique(array_merge(...array_map(static fn (array $a, array $b): array => array_diff($b, $a), $base['offered'], $first['offered'])));
+                    $out['notes'][] = "turn $turn: the router offered different tools: PHP only " . implode(',', $onlyPhp)
+                        . '; native only ' . implode(',', $onlyExt);
                 }
             }
         }
