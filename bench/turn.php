@@ -59,9 +59,12 @@ $child = static function (string $mode) use ($so, $workspace, $reference, $warmu
     $stdout = (string) stream_get_contents($pipes[1]);
     $stderr = (string) stream_get_contents($pipes[2]);
     $rc = proc_close($p);
+    if (trim($stderr) !== '') {
+        fwrite(STDERR, "bench/turn.php: the $mode child wrote:\n$stderr");
+    }
     $report = json_decode($stdout, true);
     if ($rc !== 0 || !is_array($report)) {
-        fwrite(STDERR, "bench/turn.php: the $mode child failed (exit $rc)\n$stderr" . substr($stdout, 0, 2000) . "\n");
+        fwrite(STDERR, "bench/turn.php: the $mode child failed (exit $rc)\n" . substr($stdout, 0, 2000) . "\n");
         exit(1);
     }
     return $report;

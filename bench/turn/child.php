@@ -31,6 +31,7 @@ require $reference . '/autoload.php';
 require __DIR__ . '/tools.php';
 require __DIR__ . '/provider.php';
 require __DIR__ . '/turns.php';
+require __DIR__ . '/compare.php';
 
 /** CPU time of this process (all its threads) and of its waited-for children, in microseconds. */
 function cpu_us(): int
@@ -122,7 +123,7 @@ foreach (turns() as $name => $turn) {
         $provider->script($turn['steps'], $turn['text']);
 
         memory_reset_peak_usage();
-        file_put_contents('/proc/self/clear_refs', '5');
+        @file_put_contents('/proc/self/clear_refs', '5'); // VmHWM restarts from the current RSS
         Marks::$marks = [];
         Marks::add('start');
         $response = $agent->run($turn['message']);
@@ -176,6 +177,8 @@ foreach (turns() as $name => $turn) {
             'split' => $split,
             'peak_bytes' => $peak,
             'rss_hwm_kib' => $hwm,
+            // Every measured run's answers, as the check compares them (the first run's in full below).
+            'results_md5' => turn_bench_results_md5($toolNames, array_values($provider->results)),
         ];
         $runs[] = $run;
         if ($first === null) {

@@ -45,6 +45,12 @@ function turn_bench_normalised(string $tool, string $result): string
     return (string) json_encode($doc, JSON_UNESCAPED_SLASHES | JSON_UNESCAPED_UNICODE);
 }
 
+/** A digest of a run's results after the documented sorting, to compare every run cheaply. */
+function turn_bench_results_md5(array $tools, array $results): string
+{
+    return md5((string) json_encode(array_map('turn_bench_normalised', $tools, $results)));
+}
+
 /** Both results around the first byte where they differ, for a difference report. */
 function turn_bench_excerpts(string $a, string $b): array
 {
@@ -96,6 +102,13 @@ function turn_bench_differences(array $reports): array
                 if (count($got) !== count($expected)) {
                     $out['turns'][] = $turn;
                     $out['lines'][] = "turn $turn: $mode child #$k gave " . count($got) . ' results, PHP child #0 ' . count($expected);
+                }
+                $digest = turn_bench_results_md5($base['tools'], $base['results']);
+                foreach ($rep['turns'][$turn]['runs'] as $j => $run) {
+                    if ($run['results_md5'] !== $digest) {
+                        $out['turns'][] = $turn;
+                        $out['lines'][] = "turn $turn: measured run $j of the $mode child #$k gave other results than PHP child #0's first run";
+                    }
                 }
                 if ($first['text'] !== $base['text'] || $first['tools_called'] !== $base['tools_called']) {
                     $out['turns'][] = $turn;
