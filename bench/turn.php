@@ -9,7 +9,8 @@
 // Laravel-like workspace of about 2,000 files. The same turns run in two child PHPs, one without
 // and one with `-d extension=`, alternated over several rounds. Reported per turn, both ways with
 // ratios: wall and CPU time (getrusage of the process, all its threads, and of its children), the
-// split (schemas + router, each tool call, phpClaw's output guard, the rest), peak memory
+// split (schemas + router, each tool call, phpClaw's output guard, the rest; taken from hooks on
+// agent.iteration, tool.before and tool.after, which both sides register), peak memory
 // (memory_get_peak_usage) and peak RSS (VmHWM). The results given back to the model must be the
 // same both ways after the documented sorting (README, "Where the native tools deliberately
 // differ"); the ones that differ are named and the run fails.
@@ -87,6 +88,8 @@ printf("phpClaw whole turns: phpClaw's Agent + ToolRouter (16 tools a turn), 100
 printf("workspace of %d files; %d rounds alternated, each child %d warm-up + %d measured runs a turn; medians; opcache on, PHP %s\n",
     $files, $rounds, $warmup, $reps, $reports['php'][0]['php']);
 printf("CPU = getrusage(SELF) + getrusage(CHILDREN): every thread of the PHP process and the commands shell_exec ran;\n");
+printf("split from hooks on agent.iteration, tool.before and tool.after (registered on both sides); the scripted provider\n");
+printf("JSON-encodes each request as a real one would (in the rest); setup = a request building its tools, registry and agent\n");
 printf("load average %s before, %s after (%d CPUs); output guard %s\n", $loadBefore, $load(), (int) shell_exec('nproc'),
     $reports['php'][0]['guard_timed'] ? 'timed apart from the tools' : 'counted inside each tool (its class file was not found)');
 
