@@ -40,9 +40,10 @@ if ($so === '' || !is_file($so)) {
     exit(2);
 }
 $so = (string) realpath($so);
-$rounds = max(1, (int) (getenv('PHPCLAW_TURN_ROUNDS') ?: 5));
-$reps = max(1, (int) (getenv('PHPCLAW_TURN_REPS') ?: 3));
-$warmup = max(0, (int) (getenv('PHPCLAW_TURN_WARMUP') ?: 2));
+$setting = static fn (string $name, int $default): int => is_numeric(getenv($name)) ? (int) getenv($name) : $default;
+$rounds = max(1, $setting('PHPCLAW_TURN_ROUNDS', 5));
+$reps = max(1, $setting('PHPCLAW_TURN_REPS', 3));
+$warmup = max(0, $setting('PHPCLAW_TURN_WARMUP', 2));
 
 $workspace = sys_get_temp_dir() . '/phpclaw-bench-turn-' . getmypid();
 turn_bench_remove($workspace);
@@ -85,7 +86,7 @@ $differences = turn_bench_differences($reports);
 
 $turnNames = array_keys($reports['php'][0]['turns']);
 printf("phpClaw whole turns: phpClaw's Agent + ToolRouter (16 tools a turn), 100 tools registered (10 built-in, 90 PHP adapters),\n");
-printf("workspace of %d files; %d rounds alternated, each child %d warm-up + %d measured runs a turn; medians; opcache on, PHP %s\n",
+printf("workspace of %d files; %d round(s) alternated, each child %d warm-up + %d measured runs a turn; medians; opcache on, PHP %s\n",
     $files, $rounds, $warmup, $reps, $reports['php'][0]['php']);
 printf("CPU = getrusage(SELF) + getrusage(CHILDREN): every thread of the PHP process and the commands shell_exec ran;\n");
 printf("split from hooks on agent.iteration, tool.before and tool.after (registered on both sides); the scripted provider\n");
