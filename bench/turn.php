@@ -135,7 +135,6 @@ foreach ($turnNames as $turn) {
         return $v;
     };
     $both('schemas + router', static fn (array $x) => $x['split']['schemas+router'] ?? [0, 0]);
-    $sumTools = ['php' => [], 'ext' => []];
     foreach (array_unique($first['labels']) as $label) {
         $v = $both("  $label", static fn (array $x) => $x['split']['tools'][$label] ?? [0, 0]);
         $toolTable[$label][] = $v;
