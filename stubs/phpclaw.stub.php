@@ -63,7 +63,7 @@ namespace PhpClaw\Tools {
         }
 
         /** A new instance carrying no signal. */
-        public static function empty(): ToolRoutingMetadata
+        public static function empty(): self
         {
         }
 
