@@ -65,6 +65,7 @@ final class StubsTest extends TestCase
         $names = (new ReflectionExtension('phpclaw'))->getClassNames();
         sort($names);
         self::assertSame([
+            'PhpClaw\\AutoDiscovery\\CatalogueInterface',
             'PhpClaw\\Exceptions\\PhpClawException',
             'PhpClaw\\Exceptions\\ShellDeniedException',
             'PhpClaw\\Exceptions\\ToolException',
