@@ -530,9 +530,23 @@ impl<D> DbQuery<D> {
     where
         D: Database<E>,
     {
+        // The guard for both families first, before the connection is touched: a statement
+        // both refuse alike is refused without asking the driver anything (as phpClaw's
+        // guard does, even for a PDO that cannot answer).
+        let sqlite = checked_sql(input, Family::Sqlite);
+        let mysql = checked_sql(input, Family::MySql);
+        if let (Err(a), Err(b)) = (&sqlite, &mysql) {
+            if a == b {
+                return Err(ToolError::Tool(a.clone()));
+            }
+        }
         let (driver, version) = self.db.describe()?;
         let engine = engine_of(&driver, &version).map_err(ToolError::Tool)?;
-        let sql = checked_sql(input, engine.family()).map_err(ToolError::Tool)?;
+        let sql = match engine.family() {
+            Family::MySql => mysql,
+            _ => sqlite,
+        }
+        .map_err(ToolError::Tool)?;
         let statement = statement_for(engine, &sql, &self.budget).map_err(ToolError::Tool)?;
         let budget = self.budget;
         let mut rows = Vec::new();
