@@ -7,7 +7,6 @@ pub mod budget;
 pub mod entities;
 pub mod json;
 pub mod lifecycle;
-pub mod md5;
 pub mod remote_profile;
 pub mod routing;
 pub mod sandbox;
