@@ -721,8 +721,11 @@ struct Walker {
     rel: Vec<u8>,
     /// The folders being listed, innermost last: their entries still to visit, and the length
     /// of `rel` that names the folder.
-    stack: Vec<(std::vec::IntoIter<(Vec<u8>, Kind)>, usize)>,
+    stack: Vec<(Entries, usize)>,
 }
+
+/// A folder's entries still to visit.
+type Entries = std::vec::IntoIter<(Vec<u8>, Kind)>;
 
 impl Walker {
     fn new(open: Arc<OpenRoot>, sub: Vec<u8>, extension: String) -> Walker {
