@@ -265,6 +265,15 @@ impl ShellPolicy {
                 message,
             })
         };
+        // The first refusal needs no argv: a metacharacter refusal splits nothing.
+        if let Some(detail) = metacharacter(command) {
+            return Err(deny(
+                DenialReason::Metacharacter,
+                "",
+                detail.to_string(),
+                METACHARACTER_MESSAGE.to_string(),
+            ));
+        }
         let argv = split_argv(command);
         let program = argv.first().cloned().unwrap_or_default();
         if let Some(refusal) = self.program_refusal(command, &program) {
@@ -353,22 +362,12 @@ impl ShellPolicy {
         command: &str,
         program: &'a str,
     ) -> Option<(DenialReason, &'a str, String, String)> {
-        let metachar = METACHARACTERS
-            .iter()
-            .find(|m| command.contains(*m))
-            .map(|m| m.to_string());
-        let control = || {
-            command
-                .chars()
-                .find(|c| c.is_ascii_control() && *c != '\t')
-                .map(|c| c.to_string())
-        };
-        if let Some(detail) = metachar.or_else(control) {
+        if let Some(detail) = metacharacter(command) {
             return Some((
                 DenialReason::Metacharacter,
                 "",
-                detail,
-                "Command contains a disallowed shell metacharacter.".to_string(),
+                detail.to_string(),
+                METACHARACTER_MESSAGE.to_string(),
             ));
         }
         let blocked = || {
@@ -563,8 +562,91 @@ pub(crate) fn is_blocked_name(basename: &str) -> bool {
         .any(|n| !n.is_empty() && (HARD_BLOCKED.contains(n) || EXTRA_HARD_BLOCKED.contains(n)))
 }
 
+const _: () = assert!(
+    METACHARACTERS.len() <= 32,
+    "one bit per entry in `metacharacter`"
+);
+
+/// The reference's metacharacter message.
+const METACHARACTER_MESSAGE: &str = "Command contains a disallowed shell metacharacter.";
+
+/// The metacharacter a command is refused for: the first entry of [`METACHARACTERS`] (list
+/// order, as the reference reports it) the command holds, else its first ASCII control
+/// character other than a tab. One pass over the command, no allocation.
+fn metacharacter(command: &str) -> Option<&str> {
+    /// Bit `i` set for byte `b` when `METACHARACTERS[i]` is the one-byte string `b`.
+    static TABLE: std::sync::OnceLock<[u32; 128]> = std::sync::OnceLock::new();
+    let table = TABLE.get_or_init(|| {
+        let mut t = [0u32; 128];
+        for (i, m) in METACHARACTERS.iter().enumerate() {
+            if let [b] = m.as_bytes() {
+                t[usize::from(*b & 0x7f)] |= 1 << i;
+            }
+        }
+        t
+    });
+    let mut seen = 0u32;
+    let mut control = None;
+    for (at, b) in command.bytes().enumerate() {
+        if b < 0x80 {
+            seen |= table[usize::from(b)];
+            if control.is_none() && b.is_ascii_control() && b != b'\t' {
+                control = Some(&command[at..=at]);
+            }
+        }
+    }
+    if seen != 0 {
+        return Some(METACHARACTERS[seen.trailing_zeros() as usize]);
+    }
+    // Longer entries (none today) are looked for the plain way, in list order.
+    METACHARACTERS
+        .iter()
+        .find(|m| m.len() > 1 && command.contains(**m))
+        .copied()
+        .or(control)
+}
+
 #[cfg(test)]
 mod tests {
+
+    /// The one-pass metacharacter search against the reference's loop over the list.
+    #[test]
+    fn metacharacter_as_the_list_loop() {
+        let plain = |c: &str| {
+            super::METACHARACTERS
+                .iter()
+                .find(|m| c.contains(*m))
+                .map(|m| m.to_string())
+                .or_else(|| {
+                    c.chars()
+                        .find(|ch| ch.is_ascii_control() && *ch != '\t')
+                        .map(|ch| ch.to_string())
+                })
+        };
+        for c in [
+            "ls",
+            "ls; cat",
+            "echo $(x) | y",
+            "a!b;c",
+            "tab\tok",
+            "nul\0x",
+            "é;",
+            "\x7f",
+            "ls '\\' \"",
+            "{}[]",
+            "x\ny",
+            "grep -r é .",
+            "a`b",
+            "<>&",
+        ] {
+            assert_eq!(
+                super::metacharacter(c).map(str::to_string),
+                plain(c),
+                "{c:?}"
+            );
+        }
+    }
+
     use super::*;
     use std::fs;
 

@@ -187,10 +187,23 @@ pub fn is_program_refusal(reason: DenialReason) -> bool {
 }
 
 /// Fires `shell.denied` for a refusal, then fails with its message.
+/// The context is built only when something listens.
 fn deny<H: Host, T>(denial: Denial, host: &mut H) -> Result<T, ToolError<H::Error>> {
-    let context = hook_context(&denial.hook_context());
-    host.dispatch(EVENT_DENIED, &context)
-        .map_err(ToolError::Host)?;
+    if host.listens(EVENT_DENIED).map_err(ToolError::Host)? {
+        let mut context = Array::with_capacity(4);
+        for (key, value) in [
+            ("command", denial.command.as_str()),
+            ("cmd_name", denial.program.as_str()),
+            ("reason", denial.reason.as_str()),
+            ("file", denial.detail.as_str()),
+        ] {
+            if key != "file" || !value.is_empty() {
+                context.insert(key, Value::str(value));
+            }
+        }
+        host.dispatch(EVENT_DENIED, &context)
+            .map_err(ToolError::Host)?;
+    }
     Err(ToolError::ShellDenied(denial.message))
 }
 
