@@ -250,6 +250,39 @@ impl ShellPolicy {
         }
     }
 
+    /// The refusals decided by the program token alone (metacharacter, hard-blocked,
+    /// allowlist, and the added program checks), the same in any working directory: `Ok` when
+    /// none applies and [`ShellPolicy::check`] must judge the rest.
+    pub fn program_check(&self, command: &str) -> Result<(), ShellError> {
+        let command = php_trim_str(command);
+        if command.is_empty() {
+            return Err(ShellError::NoCommand);
+        }
+        let denial = |(reason, program, detail, message): (DenialReason, &str, String, String)| {
+            ShellError::Denied(Denial {
+                reason,
+                command: command.to_string(),
+                program: program.to_string(),
+                detail,
+                message,
+            })
+        };
+        if let Some(detail) = metacharacter(command) {
+            return Err(denial((
+                DenialReason::Metacharacter,
+                "",
+                detail.to_string(),
+                METACHARACTER_MESSAGE.to_string(),
+            )));
+        }
+        let argv = split_argv(command);
+        let program = argv.first().map_or("", String::as_str);
+        match self.program_refusal(command, program) {
+            Some(refusal) => Err(denial(refusal)),
+            None => Ok(()),
+        }
+    }
+
     /// Approves `command` or says exactly why not (see the module rules).
     pub fn check(&self, command: &str) -> Result<Approved, ShellError> {
         let command = php_trim_str(command);
@@ -608,6 +641,53 @@ fn metacharacter(command: &str) -> Option<&str> {
 
 #[cfg(test)]
 mod tests {
+
+    /// `program_check` refuses exactly what `check` refuses for the program's sake, the same way.
+    #[test]
+    fn program_check_as_check_for_program_refusals() {
+        let p = ShellPolicy::new(["ls", "cat", "git", "./x", "sh"], "/tmp");
+        for c in [
+            "",
+            "  ",
+            "ls",
+            "ls; x",
+            "rm -rf /",
+            "/bin/rm x",
+            "git status",
+            "curl x",
+            "nope",
+            "cat .env",
+            "cat /etc/shadow",
+            "ls\u{7}",
+            "sh -c x",
+            "./x",
+            "LS",
+            "cat a b",
+        ] {
+            let full = p.check(c);
+            let program = p.program_check(c);
+            // What program_check refuses, check refuses the same way.
+            if let Err(e) = &program {
+                assert_eq!(full.as_ref().err(), Some(e), "{c:?}");
+            }
+            // Every refusal for the program's sake (the options of an allowlisted program are
+            // judged with the rest of the arguments) is program_check's too.
+            if let Err(ShellError::Denied(d)) = &full {
+                if is_program_reason(d.reason) && d.detail.is_empty()
+                    || d.reason == DenialReason::Metacharacter
+                {
+                    assert!(program.is_err(), "{c:?}");
+                }
+            }
+        }
+    }
+
+    fn is_program_reason(r: DenialReason) -> bool {
+        matches!(
+            r,
+            DenialReason::Metacharacter | DenialReason::HardBlocked | DenialReason::NotInAllowlist
+        )
+    }
 
     /// The one-pass metacharacter search against the reference's loop over the list.
     #[test]

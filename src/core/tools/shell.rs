@@ -260,10 +260,10 @@ impl Shell {
     }
 
     /// [`ShellPolicy::check`] in the real working directory. With an empty configured cwd the
-    /// command is first checked without one: the refusals that depend on the program alone
-    /// (metacharacter, hard-blocked, allowlist) are the same in any directory, since a program
-    /// path resolves against the process's own directory either way, so only a command that
-    /// gets past them costs the directory lookup and is judged again there.
+    /// program refusals come first ([`ShellPolicy::program_check`]: metacharacter, hard-blocked,
+    /// allowlist), which are the same in any directory, since a program path resolves against
+    /// the process's own directory either way; only a command that gets past them costs the
+    /// directory lookup and is judged there.
     pub fn check(&mut self, command: &str) -> Result<Approved, ShellError> {
         let confined = self.confines();
         if self.policy.is_confined() != confined {
@@ -272,17 +272,10 @@ impl Shell {
         if !self.policy.cwd().as_os_str().is_empty() {
             return self.policy.check(command);
         }
-        match self.policy.check(command) {
-            Err(ShellError::Denied(d)) if is_program_refusal(d.reason) => {
-                Err(ShellError::Denied(d))
-            }
-            Err(ShellError::NoCommand) => Err(ShellError::NoCommand),
-            _ => {
-                let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
-                self.policy = self.policy.with_cwd(cwd);
-                self.policy.check(command)
-            }
-        }
+        self.policy.program_check(command)?;
+        let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
+        self.policy = self.policy.with_cwd(cwd);
+        self.policy.check(command)
     }
 
     /// Whether children run confined: the setting allows it and the kernel has Landlock.
