@@ -8,6 +8,8 @@
 
 declare(strict_types=1);
 
+require __DIR__.'/measure.php';
+
 use PhpClaw\Tools\CodeSearchTool;
 use PhpClaw\Tools\ProjectTool;
 
@@ -116,7 +118,7 @@ function best(callable $f, int $runs = 5): float
 
 $root = tree_fixture();
 $bytes = (int) shell_exec('du -sb '.escapeshellarg($root.'/src').' | cut -f1');
-printf("tree: %s (%d files, %.1f MB)\n", $root, 2000, $bytes / 1e6);
+printf("tree: %s (%d files, %.1f MB; %s)\n", $root, 2000, $bytes / 1e6, bench_load());
 $tool = new CodeSearchTool($root);
 foreach ([['buildPayload', false, 'buildPayload'], ['/build\w+\(\$ord/', true, 'build\w+\(\$ord']] as [$pattern, $regex, $rgPattern]) {
     $data = json_decode($tool->execute(['pattern' => $pattern, 'is_regex' => $regex]), true)['data'];
@@ -135,18 +137,24 @@ foreach ([['buildPayload', false, 'buildPayload'], ['/build\w+\(\$ord/', true, '
         fwrite(STDERR, "mismatch for $pattern: native $native plain $plain rg $rg\n");
         exit(1);
     }
-    $tn = best(fn () => $tool->execute(['pattern' => $pattern, 'is_regex' => $regex]));
     $tr = best(fn () => shell_exec('rg -n '.escapeshellarg($rgPattern).' '.escapeshellarg($root).' > /dev/null'));
     $tr1 = best(fn () => shell_exec('rg -n -j1 '.escapeshellarg($rgPattern).' '.escapeshellarg($root).' > /dev/null'));
-    $tp = best(fn () => plain_search($root, $pattern, $regex), 3);
-    printf("code_search %-7s %d hits: native %.1f ms, rg %.1f ms (rg -j1 %.1f ms), plain PHP %.1f ms; native/rg %.2fx, native/rg-j1 %.2fx, plain/native %.1fx\n",
-        $regex ? 'regex' : 'literal', $native, $tn, $tr, $tr1, $tp, $tn / $tr, $tn / $tr1, $tp / $tn);
+    [[$tn]] = bench_compare(sprintf('code_search %s, 2000 files', $regex ? 'regex' : 'literal'),
+        fn () => $tool->execute(['pattern' => $pattern, 'is_regex' => $regex]), fn () => plain_search($root, $pattern, $regex), 1, 5);
+    printf("  %d hits; rg %.1f ms (rg -j1 %.1f ms); native/rg %.2fx, native/rg-j1 %.2fx (wall)\n",
+        $native, $tr, $tr1, $tn / 1000 / $tr, $tn / 1000 / $tr1);
 }
+// A small tree (one folder of 100 files): searched on the calling thread, CPU time about its wall time.
+$small = json_decode($tool->execute(['pattern' => 'buildPayload', 'path' => 'src/m00']), true)['data']['total'];
+if ($small !== plain_search($root.'/src/m00', 'buildPayload', false)) {
+    fwrite(STDERR, "different counts on the small tree\n");
+    exit(1);
+}
+bench_compare('code_search literal, 100 files', fn () => $tool->execute(['pattern' => 'buildPayload', 'path' => 'src/m00']),
+    fn () => plain_search($root.'/src/m00', 'buildPayload', false), 5, 7);
 $project = new ProjectTool($root);
 if (sorted_tree(json_decode($project->execute(['depth' => 3]), true)['data']['file_tree']) !== sorted_tree(plain_tree($root, 3))) {
     fwrite(STDERR, "different trees\n");
     exit(1);
 }
-$tn = best(fn () => $project->execute(['depth' => 3]), 20);
-$tp = best(fn () => plain_tree($root, 3), 20);
-printf("project_info depth 3: native %.3f ms, plain PHP %.3f ms; plain/native %.1fx\n", $tn, $tp, $tp / $tn);
+bench_compare('project_info depth 3 (this tree, no files within)', fn () => $project->execute(['depth' => 3]), fn () => json_encode(plain_tree($root, 3)), 20);

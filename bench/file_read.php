@@ -152,6 +152,7 @@ printf("                                      wall us/call   cpu us/call\n");
 printf("  native FileReadTool                  %8.2f      %8.2f\n", ...$nativeUs);
 printf("  plain-PHP file_read                  %8.2f      %8.2f   (%.1fx the native cpu time)\n", ...[...$plainUs, $plainUs[1] / $nativeUs[1]]);
 printf("  native, offset/limit/line_numbers    %8.2f      %8.2f\n", ...$nativeLinesUs);
+printf("ratio|file_read small file|%.2f|%.2f|%.2f|%.2f|%.2f|%.2f\n", ...[...$nativeUs, ...$plainUs, $plainUs[0] / $nativeUs[0], $plainUs[1] / $nativeUs[1]]);
 
 unlink($ws . '/logs/app.log');
 rmdir($ws . '/logs');

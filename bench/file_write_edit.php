@@ -136,6 +136,11 @@ printf("%-22s %12s %12s   (%d iterations, 1 KB file)\n", 'operation', 'wall µs/
 foreach ($rows as $name => [$wall, $cpu]) {
     printf("%-22s %12.1f %12.1f\n", $name, $wall, $cpu);
 }
+foreach (['file_write', 'file_edit'] as $op) {
+    [$nw, $nc] = $rows["$op native"];
+    [$pw, $pc] = $rows["$op plain PHP"];
+    printf("ratio|%s 1 KB file|%.2f|%.2f|%.2f|%.2f|%.2f|%.2f\n", $op, $nw, $nc, $pw, $pc, $pw / $nw, $pc / $nc);
+}
 foreach (glob($ws . '/notes/*') ?: [] as $f) {
     unlink($f);
 }

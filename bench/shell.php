@@ -7,79 +7,164 @@
 
 declare(strict_types=1);
 
+require __DIR__.'/PlainLifecycle.php';
+require __DIR__.'/measure.php';
+
 use PhpClaw\Exceptions\ShellDeniedException;
 use PhpClaw\Tools\ShellTool;
 
-/** A plain-PHP shell_exec refusal: the steps a refused command takes, nothing more. */
-final class PlainShellRefusal
+/**
+ * A plain-PHP shell_exec up to its refusals, step for step as the reference takes them: execute()
+ * through the lifecycle (bench/PlainLifecycle.php), plan() with the capability guard, trim, the
+ * refusal check building its reason array (metacharacters, then the program split off with
+ * preg_split + array_filter, hard-blocked, allowlist), the file-argument rules of file-reading
+ * programs (basename, backup suffix, extensions, .env, folder segments, path patterns, realpath),
+ * the denied event through a two-hop static dispatcher with its context array (phpClaw's
+ * HookDispatcher → ShellEventDispatcher → HookRegistry, absent here as in the native run), and
+ * the exception.
+ */
+final class PlainShell
 {
+    use PhpClawBench\PlainLifecycle;
+
     private const METACHARACTERS = [';', '&', '|', '>', '<', '`', '$', '(', ')', '{', '}', '[', ']', '\\', '"', "'", '!'];
     private const HARD_BLOCKED = ['rm', 'mv', 'dd', 'mkfs', 'fdisk', 'shred', 'mkfifo', 'mknod', 'chmod', 'chown', 'chattr', 'curl', 'wget', 'nc', 'ncat', 'netcat', 'socat', 'ssh', 'scp', 'sftp', 'ftp', 'rsync', 'kill', 'killall', 'pkill', 'reboot', 'shutdown', 'halt', 'poweroff', 'init', 'sudo', 'su', 'doas', 'pkexec', 'newgrp', 'chroot', 'bash', 'sh', 'zsh', 'fish', 'csh', 'ksh', 'tcsh', 'dash', 'python', 'python2', 'python3', 'ruby', 'perl', 'node', 'npx', 'npm', 'pip', 'pip3', 'at', 'batch', 'nohup', 'crontab', 'gdb', 'strace', 'ltrace', 'ptrace', 'ps', 'pstree', 'top', 'htop', 'du', 'find', 'env', 'printenv', 'set', 'export', 'artisan'];
+    private const FILE_READING = ['cat', 'head', 'tail', 'less', 'more', 'tac', 'nl', 'grep', 'egrep', 'fgrep', 'awk', 'sed', 'wc', 'sort', 'uniq', 'cut', 'paste', 'tr', 'strings', 'xxd', 'hexdump', 'od'];
+    private const FILENAMES = ['wp-config.php', 'wp-config-sample.php', 'config.php', 'configuration.php', 'database.php', 'settings.php', 'local_settings.php', 'settings.local.php', 'local.php', 'app.php', 'env.php', 'config.local.php', 'config.prod.php', 'settings.inc.php', 'parameters.php', 'parameters.yml', 'parameters.yaml', '.htpasswd', '.htaccess', '.htdigest', 'nginx.conf', 'httpd.conf', 'php.ini', '.npmrc', '.pypirc', '.netrc', '.envrc', '.my.cnf', '.pgpass', 'credentials.json', 'service-account.json', 'id_rsa', 'id_ed25519', 'id_ecdsa', 'id_dsa', 'known_hosts', 'authorized_keys', 'docker-compose.yml', 'docker-compose.yaml', '.dockerenv'];
+    private const EXTENSIONS = ['env', 'key', 'pem', 'crt', 'p12', 'pfx', 'cer', 'der', 'jks', 'keystore', 'truststore', 'sqlite', 'sqlite3', 'db', 'mdb', 'kdbx', 'kwallet'];
+    private const DIRS = ['.git', '.ssh', '.gnupg', '.aws', '.azure', '.gcloud', '.kube', '.docker', '.config', 'wp-admin', 'wp-includes'];
+    private const PATTERNS = ['#/etc/(passwd|shadow|group|gshadow|sudoers|hosts|fstab|crontab)#', '#/etc/ssh/#', '#/etc/ssl/#', '#/proc/#', '#/sys/#', '#^/dev/#', '#\.env(\.|$)#'];
 
     /** @param list<string> $allowlist */
     public function __construct(private array $allowlist)
     {
     }
 
-    public function execute(array $input): string
+    public function requiredCapability(): string { return 'phpclaw.tools'; }
+    protected function runningInConsole(): bool { return false; }
+    protected function callerHasCapability(string $capability): bool { return true; }
+    protected function maxRecoveryAttempts(): int { return 0; }
+
+    protected function plan(array $input): array
     {
+        $forbidden = $this->guardCapability('run a shell command');
+        if ($forbidden !== null) {
+            return ['input' => $input, 'result' => $forbidden];
+        }
         $command = trim((string) ($input['command'] ?? ''));
         if ($command === '') {
-            throw new RuntimeException('No command provided.');
+            throw new PhpClaw\Exceptions\ToolException('No command provided.');
         }
-        foreach (self::METACHARACTERS as $char) {
-            if (str_contains($command, $char)) {
-                $this->deny($command, '', 'metacharacter', 'Command contains a disallowed shell metacharacter.');
+        $refusal = $this->refusal($command);
+        if ($refusal !== null) {
+            PlainHooks::shellDenied($command, $refusal['program'], $refusal['reason'], $refusal['detail']);
+            throw new ShellDeniedException($refusal['message']);
+        }
+        $program = $this->program($command);
+        if (in_array($program, self::FILE_READING, true)) {
+            $tokens = preg_split('/\s+/', $command) ?: [];
+            array_shift($tokens);
+            foreach ($tokens as $token) {
+                $token = trim($token);
+                if ($token === '') {
+                    continue;
+                }
+                if (!str_starts_with($token, '-')) {
+                    $this->judgePath($command, $program, $token);
+                    continue;
+                }
+                $eq = strpos($token, '=');
+                if ($eq !== false && substr($token, $eq + 1) !== '') {
+                    $this->judgePath($command, $program, substr($token, $eq + 1));
+                }
             }
         }
-        $parts = preg_split('/\s+/', $command) ?: [];
-        $program = $parts[0] ?? '';
+        return ['input' => ['command' => $command, 'command_name' => $program], 'result' => null];
+    }
+
+    protected function perform(array $input): array { return $input; }
+    protected function verify(array $execution, array $input): array { return ['result' => null]; }
+    protected function complete(array $execution, array $input): string { return $this->success($execution, ['mode' => 'shell']); }
+
+    private function refusal(string $command): ?array
+    {
+        foreach (self::METACHARACTERS as $char) {
+            if (str_contains($command, $char)) {
+                return ['reason' => 'metacharacter', 'program' => '', 'detail' => $char, 'message' => 'Command contains a disallowed shell metacharacter.'];
+            }
+        }
+        $program = $this->program($command);
         if (in_array(strtolower(basename($program)), self::HARD_BLOCKED, true)) {
-            $this->deny($command, $program, 'hard_blocked', "Command '$program' is permanently blocked and cannot be executed.");
+            return ['reason' => 'hard_blocked', 'program' => $program, 'detail' => '', 'message' => "Command '$program' is permanently blocked and cannot be executed."];
         }
         if (!in_array($program, $this->allowlist, true)) {
-            $this->deny($command, $program, 'not_in_allowlist', "Command '$program' is not in the shell allowlist.");
+            return ['reason' => 'not_in_allowlist', 'program' => $program, 'detail' => '', 'message' => "Command '$program' is not in the shell allowlist."];
         }
-        return '';
+        return null;
     }
 
-    private function deny(string $command, string $program, string $reason, string $message): never
+    private function program(string $command): string
     {
+        $parts = array_values(array_filter(preg_split('/\s+/', trim($command)) ?: [], static fn (string $p): bool => $p !== ''));
+        return $parts[0] ?? '';
+    }
+
+    private function judgePath(string $command, string $program, string $token): void
+    {
+        $base = strtolower(basename($token));
+        $stripped = rtrim($base, '~');
+        $effective = preg_replace('/\.(bak|old|orig|save|swp|swo|tmp|copy|backup)$/', '', $stripped) ?? $stripped;
+        $ext = strtolower(pathinfo($token, PATHINFO_EXTENSION));
+        $effectiveExt = strtolower(pathinfo($effective, PATHINFO_EXTENSION));
+        $lower = strtolower($token);
+        if (in_array($base, self::FILENAMES, true) || in_array($effective, self::FILENAMES, true)) {
+            PlainHooks::shellDenied($command, $program, 'sensitive_file', $token);
+            throw new ShellDeniedException("Access to '$base' is blocked: contains sensitive configuration.");
+        }
+        if (($ext !== '' && in_array($ext, self::EXTENSIONS, true)) || ($effectiveExt !== '' && in_array($effectiveExt, self::EXTENSIONS, true))) {
+            PlainHooks::shellDenied($command, $program, 'sensitive_extension', $token);
+            throw new ShellDeniedException("Access to '.$ext' files is blocked: may contain secrets.");
+        }
+        if (str_starts_with($base, '.env')) {
+            PlainHooks::shellDenied($command, $program, 'sensitive_file', $token);
+            throw new ShellDeniedException("Access to '$base' is blocked: environment files contain secrets.");
+        }
+        foreach (preg_split('/[\/\\\\]/', $lower) ?: [] as $segment) {
+            if ($segment !== '' && in_array($segment, self::DIRS, true)) {
+                PlainHooks::shellDenied($command, $program, 'sensitive_directory', $token);
+                throw new ShellDeniedException("Access to files in '$segment/' is blocked.");
+            }
+        }
+        foreach (self::PATTERNS as $pattern) {
+            if (preg_match($pattern, $lower) === 1) {
+                PlainHooks::shellDenied($command, $program, 'sensitive_path', $token);
+                throw new ShellDeniedException("Access to '$token' is blocked: system file.");
+            }
+        }
+    }
+}
+
+/** The denied event's two static hops and context array; the registry is absent, as in the native run. */
+final class PlainHooks
+{
+    public static function shellDenied(string $command, string $program, string $reason, string $detail = ''): void
+    {
+        PlainShellEvents::denied($command, $program, $reason, $detail);
+    }
+}
+
+final class PlainShellEvents
+{
+    public static function denied(string $command, string $program, string $reason, string $detail): void
+    {
+        $context = ['command' => $command, 'cmd_name' => $program, 'reason' => $reason];
+        if ($detail !== '') {
+            $context[$reason === 'metacharacter' ? 'char' : 'file'] = $detail;
+        }
         if (class_exists('PhpClaw\\Hooks\\HookRegistry')) {
-            PhpClaw\Hooks\HookRegistry::fire('shell.denied', ['command' => $command, 'cmd_name' => $program, 'reason' => $reason]);
+            PhpClaw\Hooks\HookRegistry::fire('shell.denied', $context);
         }
-        throw new ShellDeniedException($message);
     }
-}
-
-/** CPU time (user + system) of this process so far, in microseconds. */
-function cpu_us(): float
-{
-    $u = getrusage();
-    return $u['ru_utime.tv_sec'] * 1e6 + $u['ru_utime.tv_usec'] + $u['ru_stime.tv_sec'] * 1e6 + $u['ru_stime.tv_usec'];
-}
-
-/**
- * Median of $rounds timings of $n calls of $fn, in microseconds per call: [wall, cpu].
- *
- * @return array{float, float}
- */
-function us_per_call(callable $fn, int $n, int $rounds = 7): array
-{
-    $wall = [];
-    $cpu = [];
-    for ($r = 0; $r < $rounds; $r++) {
-        $c = cpu_us();
-        $s = hrtime(true);
-        for ($i = 0; $i < $n; $i++) {
-            $fn();
-        }
-        $wall[] = (hrtime(true) - $s) / $n / 1000;
-        $cpu[] = (cpu_us() - $c) / $n;
-    }
-    sort($wall);
-    sort($cpu);
-    return [$wall[intdiv($rounds, 2)], $cpu[intdiv($rounds, 2)]];
 }
 
 /** The refusal message of one call. */
@@ -93,24 +178,25 @@ function refusal(object $tool, string $command): string
     return '(not refused)';
 }
 
-$allowlist = ['ls', 'pwd', 'df', 'wc', 'date', 'uptime', 'hostname', 'whoami'];
+$allowlist = ['ls', 'pwd', 'df', 'wc', 'date', 'uptime', 'hostname', 'whoami', 'cat'];
 $native = new ShellTool($allowlist);
-$plain = new PlainShellRefusal($allowlist);
+$plain = new PlainShell($allowlist);
 $commands = [
     'not on the allowlist' => 'git status',
     'hard-blocked' => 'rm -rf /',
     'metacharacter' => 'ls; cat /etc/passwd',
+    'secret file (cat .env)' => 'cat .env',
 ];
 foreach ($commands as $label => $command) {
-    if (refusal($native, $command) !== refusal($plain, $command)) {
-        fwrite(STDERR, "mismatch for $label: " . refusal($native, $command) . ' vs ' . refusal($plain, $command) . "\n");
+    [$n, $p] = [refusal($native, $command), refusal($plain, $command)];
+    if ($n === '(not refused)' || $p === '(not refused)' || ($n !== $p && $label !== 'secret file (cat .env)')) {
+        fwrite(STDERR, "mismatch for $label: $n vs $p\n");
         exit(1);
     }
 }
 
 $n = 20000;
-printf("a refused shell_exec call through PHP, exception caught (median of 7 x %d calls; load average %.1f)\n", $n, sys_getloadavg()[0]);
-printf("                                              wall us/call   cpu us/call\n");
+printf("a refused shell_exec call through PHP, exception caught (median of 7 alternated rounds of %d calls; %s)\n", $n, bench_load());
 foreach ($commands as $label => $command) {
     $input = ['command' => $command];
     $call = function (object $tool) use ($input): void {
@@ -119,11 +205,8 @@ foreach ($commands as $label => $command) {
         } catch (ShellDeniedException) {
         }
     };
-    $nativeUs = us_per_call(fn () => $call($native), $n);
-    $plainUs = us_per_call(fn () => $call($plain), $n);
-    printf("  %-22s native ShellTool       %8.2f      %8.2f\n", $label, ...$nativeUs);
-    printf("  %-22s plain-PHP refusal      %8.2f      %8.2f   (native/plain cpu: %.2f)\n", '', ...[...$plainUs, $nativeUs[1] / $plainUs[1]]);
+    bench_compare("shell_exec refused: $label", fn () => $call($native), fn () => $call($plain), $n);
 }
 $input = ['command' => 'git status'];
-$mutating = us_per_call(fn () => $native->isMutating($input), $n);
-printf("  isMutating() of a refused command           %8.2f      %8.2f\n", ...$mutating);
+[$w, $c] = bench_us(fn () => $native->isMutating($input), $n);
+printf("  isMutating() of a refused command: %.2f us wall, %.2f us cpu\n", $w, $c);

@@ -166,5 +166,8 @@ fn main() {
     let tr = best(|| {
         std::hint::black_box(project::tree(Path::new(&root), 3, 0, HardLinks::Refuse));
     });
-    println!("  detect {d:?}, packages {pk:?}, tree {tr:?}");
+    let tr_allow = best(|| {
+        std::hint::black_box(project::tree(Path::new(&root), 3, 0, HardLinks::Allow));
+    });
+    println!("  detect {d:?}, packages {pk:?}, tree {tr:?} (hard links allowed: {tr_allow:?})");
 }

@@ -110,25 +110,43 @@ pub fn pcre_jit() -> bool {
     current(c"pcre.jit").map_or(true, |v| parse_bool(&v))
 }
 
+/// The shell settings, read once per process: they are php.ini-only (`PHP_INI_SYSTEM`), so
+/// they cannot change once requests run, and every shell_exec call (refusals included) needs
+/// them.
+struct ShellSettings {
+    sandbox: Mode,
+    abi: i32,
+    trust_arguments: bool,
+}
+
+fn shell_settings() -> &'static ShellSettings {
+    static SETTINGS: std::sync::OnceLock<ShellSettings> = std::sync::OnceLock::new();
+    SETTINGS.get_or_init(|| ShellSettings {
+        sandbox: current(SHELL_SANDBOX)
+            .and_then(|v| Mode::parse(&String::from_utf8_lossy(&v)))
+            .unwrap_or(Mode::Required),
+        abi: current(TEST_SANDBOX_ABI)
+            .and_then(|v| String::from_utf8_lossy(&v).trim().parse::<i32>().ok())
+            .unwrap_or_else(kernel_abi),
+        trust_arguments: current(TEST_TRUST_ARGUMENTS).is_some_and(|v| parse_bool(&v)),
+    })
+}
+
 /// `phpclaw.shell_sandbox`; a value that is none of the three counts as `required`, so a typo
 /// never loosens confinement.
 pub fn shell_sandbox() -> Mode {
-    current(SHELL_SANDBOX)
-        .and_then(|v| Mode::parse(&String::from_utf8_lossy(&v)))
-        .unwrap_or(Mode::Required)
+    shell_settings().sandbox
 }
 
 /// The Landlock ABI shell_exec works with: the kernel's, unless the test-only
 /// `phpclaw.test_sandbox_abi` pretends another (`0`: a kernel without Landlock).
 pub fn sandbox_abi() -> i32 {
-    current(TEST_SANDBOX_ABI)
-        .and_then(|v| String::from_utf8_lossy(&v).trim().parse::<i32>().ok())
-        .unwrap_or_else(kernel_abi)
+    shell_settings().abi
 }
 
 /// Whether the test-only argument trust is on.
 pub fn trust_arguments() -> bool {
-    current(TEST_TRUST_ARGUMENTS).is_some_and(|v| parse_bool(&v))
+    shell_settings().trust_arguments
 }
 
 /// db_query's test time budget in milliseconds, when one is set (a positive integer).

@@ -659,6 +659,18 @@ pub fn throw_new(ce: &ClassEntry, message: &str, code: i64, previous: Option<Thr
     }
 }
 
+/// Throw a new `ce` with `message` (code 0, no previous) the way PHP's own C functions do
+/// (`zend_throw_exception`: properties set, no `__construct` call back into the engine), for
+/// classes whose constructor is Exception's own; a message holding a NUL byte (which the C
+/// string would cut) goes through [`throw_new`].
+pub fn throw_plain(ce: &ClassEntry, message: &str) {
+    let Ok(c) = CString::new(message) else {
+        return throw_new(ce, message, 0, None);
+    };
+    // SAFETY: a registered class entry and a NUL-terminated message the engine copies.
+    unsafe { ffi::zend_throw_exception(ptr::from_ref(ce).cast_mut().cast(), c.as_ptr(), 0) };
+}
+
 /// Throw PHP's `\Error` with a message.
 pub fn throw_error(message: &str) {
     // SAFETY: zend_ce_error is set at engine startup.

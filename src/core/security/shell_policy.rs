@@ -250,6 +250,39 @@ impl ShellPolicy {
         }
     }
 
+    /// The refusals decided by the program token alone (metacharacter, hard-blocked,
+    /// allowlist, and the added program checks), the same in any working directory: `Ok` when
+    /// none applies and [`ShellPolicy::check`] must judge the rest.
+    pub fn program_check(&self, command: &str) -> Result<(), ShellError> {
+        let command = php_trim_str(command);
+        if command.is_empty() {
+            return Err(ShellError::NoCommand);
+        }
+        let denial = |(reason, program, detail, message): (DenialReason, &str, String, String)| {
+            ShellError::Denied(Denial {
+                reason,
+                command: command.to_string(),
+                program: program.to_string(),
+                detail,
+                message,
+            })
+        };
+        if let Some(detail) = metacharacter(command) {
+            return Err(denial((
+                DenialReason::Metacharacter,
+                "",
+                detail.to_string(),
+                METACHARACTER_MESSAGE.to_string(),
+            )));
+        }
+        let argv = split_argv(command);
+        let program = argv.first().map_or("", String::as_str);
+        match self.program_refusal(command, program) {
+            Some(refusal) => Err(denial(refusal)),
+            None => Ok(()),
+        }
+    }
+
     /// Approves `command` or says exactly why not (see the module rules).
     pub fn check(&self, command: &str) -> Result<Approved, ShellError> {
         let command = php_trim_str(command);
@@ -265,6 +298,15 @@ impl ShellPolicy {
                 message,
             })
         };
+        // The first refusal needs no argv: a metacharacter refusal splits nothing.
+        if let Some(detail) = metacharacter(command) {
+            return Err(deny(
+                DenialReason::Metacharacter,
+                "",
+                detail.to_string(),
+                METACHARACTER_MESSAGE.to_string(),
+            ));
+        }
         let argv = split_argv(command);
         let program = argv.first().cloned().unwrap_or_default();
         if let Some(refusal) = self.program_refusal(command, &program) {
@@ -353,22 +395,12 @@ impl ShellPolicy {
         command: &str,
         program: &'a str,
     ) -> Option<(DenialReason, &'a str, String, String)> {
-        let metachar = METACHARACTERS
-            .iter()
-            .find(|m| command.contains(*m))
-            .map(|m| m.to_string());
-        let control = || {
-            command
-                .chars()
-                .find(|c| c.is_ascii_control() && *c != '\t')
-                .map(|c| c.to_string())
-        };
-        if let Some(detail) = metachar.or_else(control) {
+        if let Some(detail) = metacharacter(command) {
             return Some((
                 DenialReason::Metacharacter,
                 "",
-                detail,
-                "Command contains a disallowed shell metacharacter.".to_string(),
+                detail.to_string(),
+                METACHARACTER_MESSAGE.to_string(),
             ));
         }
         let blocked = || {
@@ -563,8 +595,138 @@ pub(crate) fn is_blocked_name(basename: &str) -> bool {
         .any(|n| !n.is_empty() && (HARD_BLOCKED.contains(n) || EXTRA_HARD_BLOCKED.contains(n)))
 }
 
+const _: () = assert!(
+    METACHARACTERS.len() <= 32,
+    "one bit per entry in `metacharacter`"
+);
+
+/// The reference's metacharacter message.
+const METACHARACTER_MESSAGE: &str = "Command contains a disallowed shell metacharacter.";
+
+/// The metacharacter a command is refused for: the first entry of [`METACHARACTERS`] (list
+/// order, as the reference reports it) the command holds, else its first ASCII control
+/// character other than a tab. One pass over the command, no allocation.
+fn metacharacter(command: &str) -> Option<&str> {
+    /// Bit `i` set for byte `b` when `METACHARACTERS[i]` is the one-byte string `b`.
+    static TABLE: std::sync::OnceLock<[u32; 128]> = std::sync::OnceLock::new();
+    let table = TABLE.get_or_init(|| {
+        let mut t = [0u32; 128];
+        for (i, m) in METACHARACTERS.iter().enumerate() {
+            if let [b] = m.as_bytes() {
+                t[usize::from(*b & 0x7f)] |= 1 << i;
+            }
+        }
+        t
+    });
+    let mut seen = 0u32;
+    let mut control = None;
+    for (at, b) in command.bytes().enumerate() {
+        if b < 0x80 {
+            seen |= table[usize::from(b)];
+            if control.is_none() && b.is_ascii_control() && b != b'\t' {
+                control = Some(&command[at..=at]);
+            }
+        }
+    }
+    if seen != 0 {
+        return Some(METACHARACTERS[seen.trailing_zeros() as usize]);
+    }
+    // Longer entries (none today) are looked for the plain way, in list order.
+    METACHARACTERS
+        .iter()
+        .find(|m| m.len() > 1 && command.contains(**m))
+        .copied()
+        .or(control)
+}
+
 #[cfg(test)]
 mod tests {
+
+    /// `program_check` refuses exactly what `check` refuses for the program's sake, the same way.
+    #[test]
+    fn program_check_as_check_for_program_refusals() {
+        let p = ShellPolicy::new(["ls", "cat", "git", "./x", "sh"], "/tmp");
+        for c in [
+            "",
+            "  ",
+            "ls",
+            "ls; x",
+            "rm -rf /",
+            "/bin/rm x",
+            "git status",
+            "curl x",
+            "nope",
+            "cat .env",
+            "cat /etc/shadow",
+            "ls\u{7}",
+            "sh -c x",
+            "./x",
+            "LS",
+            "cat a b",
+        ] {
+            let full = p.check(c);
+            let program = p.program_check(c);
+            // What program_check refuses, check refuses the same way.
+            if let Err(e) = &program {
+                assert_eq!(full.as_ref().err(), Some(e), "{c:?}");
+            }
+            // Every refusal for the program's sake (the options of an allowlisted program are
+            // judged with the rest of the arguments) is program_check's too.
+            if let Err(ShellError::Denied(d)) = &full {
+                if is_program_reason(d.reason) && d.detail.is_empty()
+                    || d.reason == DenialReason::Metacharacter
+                {
+                    assert!(program.is_err(), "{c:?}");
+                }
+            }
+        }
+    }
+
+    fn is_program_reason(r: DenialReason) -> bool {
+        matches!(
+            r,
+            DenialReason::Metacharacter | DenialReason::HardBlocked | DenialReason::NotInAllowlist
+        )
+    }
+
+    /// The one-pass metacharacter search against the reference's loop over the list.
+    #[test]
+    fn metacharacter_as_the_list_loop() {
+        let plain = |c: &str| {
+            super::METACHARACTERS
+                .iter()
+                .find(|m| c.contains(*m))
+                .map(|m| m.to_string())
+                .or_else(|| {
+                    c.chars()
+                        .find(|ch| ch.is_ascii_control() && *ch != '\t')
+                        .map(|ch| ch.to_string())
+                })
+        };
+        for c in [
+            "ls",
+            "ls; cat",
+            "echo $(x) | y",
+            "a!b;c",
+            "tab\tok",
+            "nul\0x",
+            "é;",
+            "\x7f",
+            "ls '\\' \"",
+            "{}[]",
+            "x\ny",
+            "grep -r é .",
+            "a`b",
+            "<>&",
+        ] {
+            assert_eq!(
+                super::metacharacter(c).map(str::to_string),
+                plain(c),
+                "{c:?}"
+            );
+        }
+    }
+
     use super::*;
     use std::fs;
 

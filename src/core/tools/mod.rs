@@ -78,6 +78,13 @@ pub trait Host {
         let _ = (event, context);
         Ok(())
     }
+
+    /// Whether [`Host::dispatch`] would hand `event` to anything (phpClaw's HookRegistry is
+    /// there), so a hot path (a refusal) builds no context nobody receives. Default: yes.
+    fn listens(&mut self, event: &str) -> Result<bool, Self::Error> {
+        let _ = event;
+        Ok(true)
+    }
 }
 
 /// How a native tool run fails.

@@ -15,6 +15,8 @@ use std::io::Read as _;
 use std::os::fd::AsFd;
 use std::path::Path;
 
+pub mod lock;
+
 use super::code_search::listing::{self, Kind};
 use super::{success, Host, NativeTool, ToolError};
 use crate::core::budget::{Budget, WALK_TIME};
@@ -121,8 +123,9 @@ pub fn detect(root: &str) -> &'static str {
     "unknown"
 }
 
-/// `[{name, version}]` from composer.lock's `packages`; none when the file is missing, or is
-/// a link out of the project or to a secret, or has more than one hard link (unless allowed).
+/// `[{name, version}]` from composer.lock's `packages` (read by [`lock::packages`]); none when
+/// the file is missing, or is a link out of the project or to a secret, or has more than one
+/// hard link (unless allowed).
 pub fn packages(root: &str, hard_links: HardLinks) -> Value {
     let none = || Value::list(Vec::<Value>::new());
     let Ok(open) = OpenRoot::get(root) else {
@@ -132,31 +135,16 @@ pub fn packages(root: &str, hard_links: HardLinks) -> Value {
     let Ok(mut lock) = open.open_entry(b"composer.lock", Want::File, hard_links, &blocked) else {
         return none();
     };
-    let mut text = Vec::new();
+    let mut text = Vec::with_capacity(usize::try_from(lock.meta.len()).unwrap_or(0) + 1);
     if lock.file.read_to_end(&mut text).is_err() {
         text.clear();
     }
-    let parsed: serde_json::Value =
-        serde_json::from_slice(&text).unwrap_or(serde_json::Value::Null);
-    let list: Vec<serde_json::Value> = match parsed.get("packages") {
-        Some(serde_json::Value::Array(a)) => a.clone(),
-        Some(serde_json::Value::Object(o)) => o.values().cloned().collect(),
-        _ => Vec::new(),
-    };
-    let field = |p: &serde_json::Value, k: &str| -> Value {
-        match p.get(k) {
-            None | Some(serde_json::Value::Null) => Value::str(""),
-            Some(serde_json::Value::String(s)) => Value::str(s),
-            Some(serde_json::Value::Bool(b)) => Value::str(if *b { "1" } else { "" }),
-            Some(serde_json::Value::Number(n)) => Value::str(n.to_string()),
-            Some(_) => Value::str("Array"),
-        }
-    };
-    Value::list(
-        list.iter().map(|p| {
-            Value::from_pairs([("name", field(p, "name")), ("version", field(p, "version"))])
-        }),
-    )
+    Value::list(lock::packages(&text).into_iter().map(|p| {
+        Value::from_pairs([
+            ("name", Value::Str(p.name.into_bytes())),
+            ("version", Value::Str(p.version.into_bytes())),
+        ])
+    }))
 }
 
 /// The tree below `dir`: folders as `name/` keys holding their own tree, files (and anything

@@ -187,10 +187,23 @@ pub fn is_program_refusal(reason: DenialReason) -> bool {
 }
 
 /// Fires `shell.denied` for a refusal, then fails with its message.
+/// The context is built only when something listens.
 fn deny<H: Host, T>(denial: Denial, host: &mut H) -> Result<T, ToolError<H::Error>> {
-    let context = hook_context(&denial.hook_context());
-    host.dispatch(EVENT_DENIED, &context)
-        .map_err(ToolError::Host)?;
+    if host.listens(EVENT_DENIED).map_err(ToolError::Host)? {
+        let mut context = Array::with_capacity(4);
+        for (key, value) in [
+            ("command", denial.command.as_str()),
+            ("cmd_name", denial.program.as_str()),
+            ("reason", denial.reason.as_str()),
+            ("file", denial.detail.as_str()),
+        ] {
+            if key != "file" || !value.is_empty() {
+                context.insert(key, Value::str(value));
+            }
+        }
+        host.dispatch(EVENT_DENIED, &context)
+            .map_err(ToolError::Host)?;
+    }
     Err(ToolError::ShellDenied(denial.message))
 }
 
@@ -247,10 +260,10 @@ impl Shell {
     }
 
     /// [`ShellPolicy::check`] in the real working directory. With an empty configured cwd the
-    /// command is first checked without one: the refusals that depend on the program alone
-    /// (metacharacter, hard-blocked, allowlist) are the same in any directory, since a program
-    /// path resolves against the process's own directory either way, so only a command that
-    /// gets past them costs the directory lookup and is judged again there.
+    /// program refusals come first ([`ShellPolicy::program_check`]: metacharacter, hard-blocked,
+    /// allowlist), which are the same in any directory, since a program path resolves against
+    /// the process's own directory either way; only a command that gets past them costs the
+    /// directory lookup and is judged there.
     pub fn check(&mut self, command: &str) -> Result<Approved, ShellError> {
         let confined = self.confines();
         if self.policy.is_confined() != confined {
@@ -259,17 +272,10 @@ impl Shell {
         if !self.policy.cwd().as_os_str().is_empty() {
             return self.policy.check(command);
         }
-        match self.policy.check(command) {
-            Err(ShellError::Denied(d)) if is_program_refusal(d.reason) => {
-                Err(ShellError::Denied(d))
-            }
-            Err(ShellError::NoCommand) => Err(ShellError::NoCommand),
-            _ => {
-                let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
-                self.policy = self.policy.with_cwd(cwd);
-                self.policy.check(command)
-            }
-        }
+        self.policy.program_check(command)?;
+        let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
+        self.policy = self.policy.with_cwd(cwd);
+        self.policy.check(command)
     }
 
     /// Whether children run confined: the setting allows it and the kernel has Landlock.

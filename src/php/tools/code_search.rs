@@ -55,11 +55,9 @@ extern "C" fn execute(ex: &mut ExecuteData, rv: &mut Zval) {
     let Ok(allow_hard_links) = super::allow_hard_links_of(CODE_SEARCH.ptr(), this) else {
         return;
     };
-    let mut tool = CodeSearch {
-        root,
-        jit: super::super::ini::pcre_jit(),
-        allow_hard_links,
-    };
+    let mut tool = CodeSearch::new(root);
+    tool.jit = super::super::ini::pcre_jit();
+    tool.allow_hard_links = allow_hard_links;
     super::respond(tools::run_steps(&mut tool, &mut host, &value), rv);
 }
 

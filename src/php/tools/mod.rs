@@ -325,7 +325,8 @@ pub fn raise(e: ToolError<Pending>) {
         ToolError::Tool(message) => throw_tool_exception(&message, None),
         ToolError::ShellDenied(message) => {
             if let Some(ce) = SHELL_DENIED.get() {
-                zend::throw_new(ce, &message, 0, None);
+                // Our class, with Exception's own constructor: no call back into PHP needed.
+                zend::throw_plain(ce, &message);
             }
         }
         ToolError::Encode(err) => {

@@ -129,9 +129,11 @@ fn config(this: &ZendObject, caps: bool) -> Result<Shell, Pending> {
     Ok(shell)
 }
 
-/// A native run's PHP side: the authorizer, and phpClaw's hook registry.
+/// A native run's PHP side: the authorizer, and phpClaw's hook registry (looked up once per
+/// call, when an event is about to be fired).
 struct ShellHost<'a> {
     inner: PhpHost<'a>,
+    registry: Option<Option<Registry>>,
 }
 
 impl Host for ShellHost<'_> {
@@ -150,8 +152,33 @@ impl Host for ShellHost<'_> {
     }
 
     fn dispatch(&mut self, event: &str, context: &Array) -> Result<(), Pending> {
-        fire_hook(event, context)
+        match self.registry {
+            Some(Some(registry)) => fire_with(registry, event, context),
+            Some(None) => Ok(()),
+            None => fire_hook(event, context),
+        }
     }
+
+    fn listens(&mut self, _event: &str) -> Result<bool, Pending> {
+        let registry = registry()?;
+        self.registry = Some(registry);
+        Ok(registry.is_some())
+    }
+}
+
+/// phpClaw's HookRegistry class and its `fire` method.
+#[derive(Clone, Copy)]
+struct Registry {
+    class: *mut ext_php_rs::ffi::zend_class_entry,
+    fire: *mut ext_php_rs::ffi::zend_function,
+}
+
+/// The HookRegistry (autoloaded), if it exists with a `fire` method; Err when autoloading threw.
+fn registry() -> Result<Option<Registry>, Pending> {
+    let Some(class) = find_class(HOOK_REGISTRY)? else {
+        return Ok(None);
+    };
+    Ok(zend::find_method(class, "fire").map(|fire| Registry { class, fire }))
 }
 
 /// A userland class by name (autoloaded), or None; Err when autoloading threw.
@@ -179,12 +206,18 @@ fn run_context(
 
 /// Send `event` to phpClaw's HookRegistry as its event dispatcher does; nothing without it.
 pub fn fire_hook(event: &str, context: &Array) -> Result<(), Pending> {
-    let Some(registry) = find_class(HOOK_REGISTRY)? else {
-        return Ok(());
-    };
-    let Some(fire) = zend::find_method(registry, "fire") else {
-        return Ok(());
-    };
+    match registry()? {
+        Some(registry) => fire_with(registry, event, context),
+        None => Ok(()),
+    }
+}
+
+/// Send `event` to the HookRegistry found.
+fn fire_with(registry: Registry, event: &str, context: &Array) -> Result<(), Pending> {
+    let Registry {
+        class: registry,
+        fire,
+    } = registry;
     let mut context = context.clone();
     if let Some(run) = find_class(HOOK_RUN_CONTEXT)? {
         for (method, key) in [
@@ -258,6 +291,7 @@ extern "C" fn execute(ex: &mut ExecuteData, rv: &mut Zval) {
         inner: PhpHost {
             authorizer: auth.as_ref().and_then(Zval::object),
         },
+        registry: None,
     };
     if !super::passes_guard(&mut host, core::FORBIDDEN_SUBJECT, rv) {
         return;

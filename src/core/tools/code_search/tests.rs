@@ -207,10 +207,10 @@ fn fast_scan_finds_the_rows_the_line_by_line_scan_finds() {
                 naive(&root, Path::new(&root), &p, &mut 0, &mut expected);
                 most = most.max(expected.len());
                 empty += usize::from(expected.is_empty());
-                for threaded in [false, true] {
+                for mode in MODES {
                     assert_eq!(
-                        scan_rows(&tool, &p, threaded), expected,
-                        "seed {seed} {pattern:?} ext {ext:?} context {context} offset {offset} threaded {threaded}"
+                        scan_rows(&tool, &p, mode), expected,
+                        "seed {seed} {pattern:?} ext {ext:?} context {context} offset {offset} mode {mode:?}"
                     );
                 }
             }
@@ -235,10 +235,11 @@ fn folder_links_are_not_followed() {
     let root_s = root.to_string_lossy().into_owned();
     let tool = CodeSearch::new(root_s.clone());
     let p = planned(&root_s, "needle", false, "", 0, 0);
-    let mut s = Scan::new(Matcher::literal(b"needle"));
-    tool.walk_and_scan(&p, &mut s, true);
-    let files: Vec<&[u8]> = s.found.rows.iter().map(|r| r.file.as_slice()).collect();
-    assert_eq!(files, [&b"d/f.txt"[..], b"g.txt"]);
+    for mode in MODES {
+        let rows = scan_rows(&tool, &p, mode);
+        let files: Vec<&[u8]> = rows.iter().map(|r| r.file.as_slice()).collect();
+        assert_eq!(files, [&b"d/f.txt"[..], b"g.txt"], "{mode:?}");
+    }
 }
 
 #[test]
@@ -250,12 +251,15 @@ fn the_row_limit_stops_the_walk_at_the_same_row() {
     let root = dir.path().to_string_lossy().into_owned();
     let tool = CodeSearch::new(root.clone());
     let p = planned(&root, "hit", false, "", 0, 5);
-    for threaded in [false, true] {
-        let mut s = Scan::new(Matcher::literal(b"hit"));
-        tool.walk_and_scan(&p, &mut s, threaded);
-        assert_eq!(s.found.rows.len(), MAX_SCAN_ROWS + 1);
-        let last = s.found.rows.last().unwrap();
-        assert_eq!((last.file.as_slice(), last.line), (&b"f10.txt"[..], 6));
+    for mode in MODES {
+        let rows = scan_rows(&tool, &p, mode);
+        assert_eq!(rows.len(), MAX_SCAN_ROWS + 1);
+        let last = rows.last().unwrap();
+        assert_eq!(
+            (last.file.as_slice(), last.line),
+            (&b"f10.txt"[..], 6),
+            "{mode:?}"
+        );
     }
 }
 
@@ -334,15 +338,26 @@ fn probing_from_the_end_keeps_the_rows() {
         naive(&root, Path::new(&root), &p, &mut 0, &mut expected);
         assert_eq!(expected.len(), 45 - offset);
         for _ in 0..5 {
-            assert_eq!(scan_rows(&tool, &p, true), expected, "{pattern}");
+            for mode in MODES {
+                assert_eq!(scan_rows(&tool, &p, mode), expected, "{pattern} {mode:?}");
+            }
         }
     }
 }
 
-/// The rows `walk_and_scan` finds for `p`, on one thread or two.
-fn scan_rows(tool: &CodeSearch, p: &Planned, threaded: bool) -> Vec<Row> {
-    let mut s = Scan::new(tool.matcher(p).unwrap());
-    tool.walk_and_scan(p, &mut s, threaded);
+/// How `walk_and_scan` is run in the tests: on one thread; with the helper from the first file;
+/// with the helper from the fourth (the first three walked and scanned here, the rest walked by
+/// the helper); with the tool's own threshold.
+const MODES: [(bool, usize); 4] = [(false, 0), (true, 0), (true, 3), (true, PARALLEL_MIN_FILES)];
+
+/// The rows `walk_and_scan` finds for `p`, on one thread or two (`mode`, one of [`MODES`]).
+fn scan_rows(tool: &CodeSearch, p: &Planned, (threaded, from): (bool, usize)) -> Vec<Row> {
+    let mut tool_here = CodeSearch::new(tool.root.clone());
+    tool_here.jit = tool.jit;
+    tool_here.allow_hard_links = tool.allow_hard_links;
+    tool_here.parallel_min_files = from;
+    let mut s = Scan::new(tool_here.matcher(p).unwrap());
+    tool_here.walk_and_scan(p, &mut s, threaded);
     s.found.rows
 }
 
@@ -428,13 +443,13 @@ fn links_out_of_the_workspace_or_to_secrets_and_hard_links_are_skipped() {
         "repos/cloned/notes-link.txt",
         "repos/cloned/readme-link.txt",
     ];
-    for threaded in [false, true] {
+    for mode in MODES {
         let p = planned(&ws, "needle", false, "", 0, 0);
-        let files: Vec<String> = scan_rows(&tool, &p, threaded)
+        let files: Vec<String> = scan_rows(&tool, &p, mode)
             .iter()
             .map(|r| String::from_utf8_lossy(&r.file).into_owned())
             .collect();
-        assert_eq!(files, want, "threaded {threaded}");
+        assert_eq!(files, want, "{mode:?}");
     }
     assert_eq!(search(&mut tool, ""), want);
     assert_eq!(search(&mut tool, "repos/cloned"), &want[1..]);
