@@ -11,7 +11,7 @@
 //!   distinct message keywords found among that signal's keywords (word overlap, never whole
 //!   phrases). A word weighs 1, except with three or more ranked tools, where it weighs
 //!   `idf / (1 + ln(repeats))` with `idf = ln(N / df)` (N ranked tools, df of them carrying the
-//!   word anywhere in their metadata; a word no tool carries keeps 1): a word most tools carry
+//!   word in any of their six signals; a word no tool carries keeps 1): a word most tools carry
 //!   weighs little, one word pasted many times weighs less.
 //! - Order: score descending, then lowercased name, then registration order.
 //! - Minimal profile: a ranked tool below 20% of the best score is left out, when the best
@@ -145,22 +145,15 @@ impl PreparedTool {
         mark(&descriptor.examples.join(" "), EXAMPLE);
         mark(&name_lower, NAME);
         mark(&descriptor.description, DESCRIPTION);
-        let mut all: Vec<&str> = vec![&name_lower, &descriptor.description];
-        for list in [
-            &descriptor.intents,
-            &descriptor.domains,
-            &descriptor.tags,
-            &descriptor.examples,
-        ] {
-            all.extend(list.iter().map(String::as_str));
-        }
-        mark(&all.join(" "), ANYWHERE);
+        // A tool carries a word (for its rarity) exactly when one of its signals scores it.
+        // Tokenising all the texts joined instead disagrees at their edges: a description
+        // starting with `'Invoice` scores `invoice` alone but gives `'invoice` joined.
         let mut entries: Vec<Entry> = by_token
             .into_iter()
             .map(|(token, mask)| Entry {
                 hash: fnv1a(token.as_bytes(), FNV_OFFSET),
                 token: token.into_boxed_str(),
-                mask,
+                mask: mask | ANYWHERE,
             })
             .collect();
         entries.sort_by(|a, b| a.hash.cmp(&b.hash).then_with(|| a.token.cmp(&b.token)));
@@ -1140,6 +1133,38 @@ mod tests {
         assert_eq!(Router::confidence(&t, "list"), 0.5); // 16 / 32
                                                          // Repeats are not damped either: 16 / 32 still.
         assert_eq!(Router::confidence(&t, "list list list"), 0.5);
+    }
+
+    #[test]
+    fn a_word_a_signal_scores_is_carried_whatever_the_text_edges() {
+        // alpha's description starts with an apostrophe: alone it gives "invoice" (the first
+        // byte of a text is skipped), and alpha scores on it, so alpha carries "invoice" too.
+        // N = 3: invoice carried by 2 -> ln(3/2) = 0.405465; report by 1 -> ln 3 = 1.098612.
+        // Scores (description weight 1): gamma 1.0986, alpha 0.4055, beta 0.4055. Counting
+        // only beta as a carrier gave invoice ln 3 too: a three-way tie that alpha won by name.
+        let t = vec![
+            tool("alpha_tool", "'Invoice lookup"),
+            tool("beta_tool", "invoice export"),
+            tool("gamma_tool", "report builder"),
+        ];
+        assert_eq!(run(1, &t, "invoice report", "", None), vec!["gamma_tool"]);
+        let sel = Router::new(2).filter(&t, "invoice report", "", None, &[]);
+        let scores: Vec<(usize, f64)> = sel
+            .ranked
+            .iter()
+            .map(|r| (r.index, (r.score * 10_000.0).round() / 10_000.0))
+            .collect();
+        assert_eq!(scores, vec![(2, 1.0986), (0, 0.4055), (1, 0.4055)]);
+        // The last intent ends in "-": the intents alone end the text there and give "audit",
+        // which alpha scores on; followed by its tags the word would read "audit-".
+        let mut alpha = with_intents("alpha_tool", "", &["run audit-"]);
+        alpha.tags = vec!["logs".to_string()];
+        let t = vec![
+            alpha,
+            with_intents("beta_tool", "", &["audit trail"]),
+            with_intents("gamma_tool", "", &["report builder"]),
+        ];
+        assert_eq!(run(1, &t, "audit report", "", None), vec!["gamma_tool"]);
     }
 
     #[test]
