@@ -13,7 +13,8 @@
 //!   `idf / (1 + ln(repeats))` with `idf = ln(N / df)` (N ranked tools, df of them carrying the
 //!   word in any of their six signals; a word no tool carries keeps 1): a word most tools carry
 //!   weighs little, one word pasted many times weighs less.
-//! - Order: score descending, then lowercased name, then registration order.
+//! - Order: score descending (scores within [`SCORE_TIE_EPSILON`] of each other tie), then
+//!   lowercased name, then registration order.
 //! - Minimal profile: a ranked tool below 20% of the best score is left out, when the best
 //!   score is above zero.
 //! - Slicing: pinned tools first, then the best ranked, up to the budget (pinned tools beyond
@@ -397,6 +398,18 @@ pub(super) fn score(weighed: &Weighed, tool: usize) -> f64 {
     total
 }
 
+/// Relative gap below which two scores are the same score.
+///
+/// A score is a sum of word weights (logarithms); two tools whose words weigh the same in
+/// total but are summed in another order can differ in the last bits, and the spec breaks
+/// ties on the name, never on that noise. Real score gaps are far larger than this.
+pub const SCORE_TIE_EPSILON: f64 = 1e-9;
+
+/// Whether two scores count as a tie (relative to the larger, absolute below 1).
+pub(super) fn same_score(a: f64, b: f64) -> bool {
+    (a - b).abs() <= SCORE_TIE_EPSILON * a.abs().max(b.abs()).max(1.0)
+}
+
 /// Whether a ranked tool keeps its place on the minimal profile: at least 20% of the best score.
 fn meets_floor(score: f64, best: f64) -> bool {
     score >= best * MINIMAL_PROFILE_SCORE_SHARE
@@ -509,7 +522,23 @@ impl Router {
             .filter(|&i| scorable.get(i).copied().unwrap_or(false) && score_of(i) != 0.0)
             .map(|i| (i, score_of(i)))
             .collect();
-        rows.sort_unstable_by(|a, b| b.1.total_cmp(&a.1).then_with(|| rank(a.0).cmp(&rank(b.0))));
+        // Scores within rounding noise of each other are one score (see [`same_score`]): group
+        // neighbours in score order, then order by group and name.
+        rows.sort_unstable_by(|a, b| b.1.total_cmp(&a.1));
+        let mut group = 0u32;
+        let mut keyed: Vec<(u32, u32, usize, f64)> = Vec::with_capacity(rows.len());
+        for (k, &(i, score)) in rows.iter().enumerate() {
+            if k > 0
+                && rows
+                    .get(k - 1)
+                    .is_some_and(|&(_, prev)| !same_score(prev, score))
+            {
+                group += 1;
+            }
+            keyed.push((group, rank(i), i, score));
+        }
+        keyed.sort_unstable_by_key(|&(g, r, _, _)| (g, r));
+        let mut rows: Vec<(usize, f64)> = keyed.into_iter().map(|(_, _, i, s)| (i, s)).collect();
         rows.extend(
             batch
                 .by_name()
@@ -1165,6 +1194,39 @@ mod tests {
             with_intents("gamma_tool", "", &["report builder"]),
         ];
         assert_eq!(run(1, &t, "audit report", "", None), vec!["gamma_tool"]);
+    }
+
+    #[test]
+    fn equal_scores_summed_in_another_order_tie_on_the_name() {
+        // N = 20 ranked tools; apple, berry and delta are carried by 3 tools (p = ln(20/3)),
+        // cedar by 9 (q = ln(20/9)). alpha_tool carries apple, berry, cedar and beta_tool apple,
+        // cedar, delta: both score 16 * (2p + q), but summed in message order as (p + p) + q
+        // and (p + q) + p, which differ in the last bit. The tie breaks on the name: alpha.
+        let mut t = vec![
+            with_intents("alpha_tool", "", &["apple berry cedar"]),
+            with_intents("beta_tool", "", &["apple cedar delta"]),
+        ];
+        let fillers = [
+            "apple", "berry", "berry", "delta", "delta", "cedar", "cedar", "cedar", "cedar",
+            "cedar", "cedar", "cedar", "nothing", "nothing", "nothing", "nothing", "nothing",
+            "nothing",
+        ];
+        for (k, intent) in fillers.iter().enumerate() {
+            t.push(with_intents(&format!("f{k:02}_tool"), "", &[intent]));
+        }
+        let (p, q) = ((20.0_f64 / 3.0).ln(), (20.0_f64 / 9.0).ln());
+        assert_ne!((p + p) + q, (p + q) + p); // the noise this test is about
+        let sel = Router::new(2).filter(&t, "apple berry cedar delta", "", None, &[]);
+        assert_eq!(sel.chosen_order, vec![0, 1]);
+        assert!(same_score(sel.ranked[0].score, sel.ranked[1].score));
+        assert_eq!(
+            run(1, &t, "apple berry cedar delta", "", None),
+            vec!["alpha_tool"]
+        );
+        // A real gap still ranks: berry said twice weighs less, so beta (no berry) wins.
+        let sel = Router::new(1).filter(&t, "apple berry cedar delta berry", "", None, &[]);
+        assert_eq!(sel.chosen_order, vec![1]);
+        assert!(!same_score(1.0, 1.0 + 1e-6) && same_score(1e6, 1e6 + 1e-4));
     }
 
     #[test]
