@@ -436,6 +436,44 @@ final class ToolRouterTest extends TestCase
         self::assertSame(0.9903, $r->confidence($s, $msg, $meta));
     }
 
+    /**
+     * 20 tools; apple, berry and delta are carried by 3 (p = ln(20/3)), cedar by 9 (q = ln(20/9)).
+     * alpha_tool (apple berry cedar) and beta_tool (apple cedar delta) both score 16 * (2p + q):
+     * a tie, broken on the name, even though the sums (p + p) + q and (p + q) + p differ in
+     * their last bit.
+     */
+    public function testEqualScoresSummedInAnotherOrderTieOnTheName(): void
+    {
+        $intents = ['alpha_tool' => 'apple berry cedar', 'beta_tool' => 'apple cedar delta', 'f01_tool' => 'apple', 'f02_tool' => 'berry',
+            'f03_tool' => 'berry', 'f04_tool' => 'delta', 'f05_tool' => 'delta'];
+        for ($i = 6; $i <= 18; $i++) {
+            $intents[sprintf('f%02d_tool', $i)] = $i <= 12 ? 'cedar' : 'nothing';
+        }
+        $s = [];
+        $meta = [];
+        foreach (array_reverse($intents, true) as $name => $intent) {
+            $s[] = self::schema($name, '');
+            $meta[$name] = new ToolRoutingMetadata(intents: [$intent]);
+        }
+        $r = new ToolRouter(2);
+        self::assertSame(['alpha_tool', 'beta_tool'], self::names($r->filter($s, 'apple berry cedar delta', '', $meta)));
+        self::assertSame(['alpha_tool', 'beta_tool'], $r->lastRankedNames());
+        self::assertSame(['alpha_tool'], self::names((new ToolRouter(1))->filter($s, 'apple berry cedar delta', '', $meta)));
+    }
+
+    /**
+     * A word counts as carried by every tool a signal of which scores it: alpha_tool's description
+     * starts with an apostrophe and still scores on "invoice", so invoice is carried by 2 of 3
+     * tools (ln(3/2) = 0.4055) and report by 1 (ln 3 = 1.0986): gamma_tool comes first.
+     */
+    public function testAWordAtTheStartOfADescriptionCountsAsCarried(): void
+    {
+        $s = [self::schema('alpha_tool', "'Invoice lookup"), self::schema('beta_tool', 'invoice export'), self::schema('gamma_tool', 'report builder')];
+        $r = new ToolRouter(2);
+        $r->filter($s, 'invoice report');
+        self::assertSame(['gamma_tool', 'alpha_tool'], $r->lastRankedNames());
+    }
+
     public function testUnderThreeToolsEveryWordWeighsOne(): void
     {
         $s = [self::schema('alpha'), self::schema('beta')];
