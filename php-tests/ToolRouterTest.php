@@ -398,6 +398,82 @@ final class ToolRouterTest extends TestCase
         self::assertSame(0.1185, $common);
     }
 
+    /**
+     * The whole-turn benchmark's "shell" turn in small: adapter tools whose descriptions all say
+     * "search", five list tools and two order tools, load_skill, and a message asking to list
+     * orders and search them. load_skill is pinned and takes a slot; N = 7 ranked tools:
+     *   list   carried by 5 (the *_list tools):    ln(7/5) = 0.336472
+     *   order  carried by 2 (order_list, order_search): ln(7/2) = 1.252763
+     *   search carried by all 7 (descriptions):     ln(7/7) = 0
+     *   order_list   = (16 intent + 1 name) * (0.336472 + 1.252763) = 27.0170
+     *   order_search = (16 + 1) * 1.252763                          = 21.2970 (search adds 0)
+     *   coupon_list, media_list, page_list, post_list = 17 * 0.336472 = 5.7200 each
+     *   code_search  = 0 (its only word is the one every tool carries)
+     * phpClaw's PHP router (word counts, no load_skill pin) offers code_search, order_list and
+     * order_search with a budget of 3 (35, 35, then five tools at 18, code_search first by name),
+     * and with 6 code_search, coupon_list, media_list, order_list, order_search, page_list.
+     * Confidence counts load_skill too (N = 8): (16 + 1) * (ln(8/5) + ln(8/2)) + ln(8/7) for
+     * order_list = 31.6906, / 32 = 0.9903.
+     */
+    public function testTheBenchmarkShellTurnInSmall(): void
+    {
+        $s = [];
+        $meta = [];
+        foreach (['order_list' => 'list orders', 'order_search' => 'search orders', 'coupon_list' => 'list coupons', 'page_list' => 'list pages',
+            'post_list' => 'list posts', 'media_list' => 'list media', 'code_search' => 'search code'] as $name => $intent) {
+            $s[] = self::schema($name, 'Accepts a search term.');
+            $meta[$name] = new ToolRoutingMetadata(intents: [$intent]);
+        }
+        $s[] = self::schema('load_skill', 'Load a skill.');
+        $msg = 'List the orders, then search them.';
+
+        $r = new ToolRouter(3);
+        self::assertSame(['load_skill', 'order_list', 'order_search'], self::names($r->filter($s, $msg, '', $meta)));
+        self::assertSame(['load_skill', 'order_list', 'order_search'], $r->lastRankedNames());
+        $r = new ToolRouter(6);
+        self::assertSame(['coupon_list', 'load_skill', 'media_list', 'order_list', 'order_search', 'page_list'], self::names($r->filter($s, $msg, '', $meta)));
+        self::assertSame(['load_skill', 'order_list', 'order_search', 'coupon_list', 'media_list', 'page_list'], $r->lastRankedNames());
+        self::assertSame(0.9903, $r->confidence($s, $msg, $meta));
+    }
+
+    /**
+     * 20 tools; apple, berry and delta are carried by 3 (p = ln(20/3)), cedar by 9 (q = ln(20/9)).
+     * alpha_tool (apple berry cedar) and beta_tool (apple cedar delta) both score 16 * (2p + q):
+     * a tie, broken on the name, even though the sums (p + p) + q and (p + q) + p differ in
+     * their last bit.
+     */
+    public function testEqualScoresSummedInAnotherOrderTieOnTheName(): void
+    {
+        $intents = ['alpha_tool' => 'apple berry cedar', 'beta_tool' => 'apple cedar delta', 'f01_tool' => 'apple', 'f02_tool' => 'berry',
+            'f03_tool' => 'berry', 'f04_tool' => 'delta', 'f05_tool' => 'delta'];
+        for ($i = 6; $i <= 18; $i++) {
+            $intents[sprintf('f%02d_tool', $i)] = $i <= 12 ? 'cedar' : 'nothing';
+        }
+        $s = [];
+        $meta = [];
+        foreach (array_reverse($intents, true) as $name => $intent) {
+            $s[] = self::schema($name, '');
+            $meta[$name] = new ToolRoutingMetadata(intents: [$intent]);
+        }
+        $r = new ToolRouter(2);
+        self::assertSame(['alpha_tool', 'beta_tool'], self::names($r->filter($s, 'apple berry cedar delta', '', $meta)));
+        self::assertSame(['alpha_tool', 'beta_tool'], $r->lastRankedNames());
+        self::assertSame(['alpha_tool'], self::names((new ToolRouter(1))->filter($s, 'apple berry cedar delta', '', $meta)));
+    }
+
+    /**
+     * A word counts as carried by every tool a signal of which scores it: alpha_tool's description
+     * starts with an apostrophe and still scores on "invoice", so invoice is carried by 2 of 3
+     * tools (ln(3/2) = 0.4055) and report by 1 (ln 3 = 1.0986): gamma_tool comes first.
+     */
+    public function testAWordAtTheStartOfADescriptionCountsAsCarried(): void
+    {
+        $s = [self::schema('alpha_tool', "'Invoice lookup"), self::schema('beta_tool', 'invoice export'), self::schema('gamma_tool', 'report builder')];
+        $r = new ToolRouter(2);
+        $r->filter($s, 'invoice report');
+        self::assertSame(['gamma_tool', 'alpha_tool'], $r->lastRankedNames());
+    }
+
     public function testUnderThreeToolsEveryWordWeighsOne(): void
     {
         $s = [self::schema('alpha'), self::schema('beta')];

@@ -265,7 +265,9 @@ pub fn cached_batches() -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::core::routing::router::{prepare_all, score, weigh, Router, ToolDescriptor};
+    use crate::core::routing::router::{
+        prepare_all, same_score, score, weigh, Router, ToolDescriptor,
+    };
 
     /// A small deterministic generator (no extra dependency).
     struct Lcg(u64);
@@ -387,11 +389,22 @@ mod tests {
                     sel.ranked.iter().map(|r| (r.index, r.score)).collect();
                 let mut want = rows.clone();
                 let name = |i: usize| tools.get(i).map_or("", |t| t.name_lower());
-                want.sort_by(|a, b| {
-                    b.1.total_cmp(&a.1)
+                // Score descending, scores within rounding noise of their neighbour tied.
+                want.sort_by(|a, b| b.1.total_cmp(&a.1));
+                let mut group = 0;
+                let mut groups = Vec::new();
+                for k in 0..want.len() {
+                    if k > 0 && !same_score(want[k - 1].1, want[k].1) {
+                        group += 1;
+                    }
+                    groups.push((group, want[k]));
+                }
+                groups.sort_by(|(ga, a), (gb, b)| {
+                    ga.cmp(gb)
                         .then_with(|| name(a.0).cmp(name(b.0)))
                         .then(a.0.cmp(&b.0))
                 });
+                let want: Vec<(usize, f64)> = groups.into_iter().map(|(_, r)| r).collect();
                 assert_eq!(rows, want, "seed {seed}, message {message:?}");
                 let mut sorted = sel.selected.clone();
                 sorted.sort_by(|&a, &b| name(a).cmp(name(b)).then(a.cmp(&b)));

@@ -11,9 +11,10 @@
 //!   distinct message keywords found among that signal's keywords (word overlap, never whole
 //!   phrases). A word weighs 1, except with three or more ranked tools, where it weighs
 //!   `idf / (1 + ln(repeats))` with `idf = ln(N / df)` (N ranked tools, df of them carrying the
-//!   word anywhere in their metadata; a word no tool carries keeps 1): a word most tools carry
+//!   word in any of their six signals; a word no tool carries keeps 1): a word most tools carry
 //!   weighs little, one word pasted many times weighs less.
-//! - Order: score descending, then lowercased name, then registration order.
+//! - Order: score descending (scores within [`SCORE_TIE_EPSILON`] of each other tie), then
+//!   lowercased name, then registration order.
 //! - Minimal profile: a ranked tool below 20% of the best score is left out, when the best
 //!   score is above zero.
 //! - Slicing: pinned tools first, then the best ranked, up to the budget (pinned tools beyond
@@ -145,22 +146,15 @@ impl PreparedTool {
         mark(&descriptor.examples.join(" "), EXAMPLE);
         mark(&name_lower, NAME);
         mark(&descriptor.description, DESCRIPTION);
-        let mut all: Vec<&str> = vec![&name_lower, &descriptor.description];
-        for list in [
-            &descriptor.intents,
-            &descriptor.domains,
-            &descriptor.tags,
-            &descriptor.examples,
-        ] {
-            all.extend(list.iter().map(String::as_str));
-        }
-        mark(&all.join(" "), ANYWHERE);
+        // A tool carries a word (for its rarity) exactly when one of its signals scores it.
+        // Tokenising all the texts joined instead disagrees at their edges: a description
+        // starting with `'Invoice` scores `invoice` alone but gives `'invoice` joined.
         let mut entries: Vec<Entry> = by_token
             .into_iter()
             .map(|(token, mask)| Entry {
                 hash: fnv1a(token.as_bytes(), FNV_OFFSET),
                 token: token.into_boxed_str(),
-                mask,
+                mask: mask | ANYWHERE,
             })
             .collect();
         entries.sort_by(|a, b| a.hash.cmp(&b.hash).then_with(|| a.token.cmp(&b.token)));
@@ -404,6 +398,18 @@ pub(super) fn score(weighed: &Weighed, tool: usize) -> f64 {
     total
 }
 
+/// Relative gap below which two scores are the same score.
+///
+/// A score is a sum of word weights (logarithms); two tools whose words weigh the same in
+/// total but are summed in another order can differ in the last bits, and the spec breaks
+/// ties on the name, never on that noise. Real score gaps are far larger than this.
+pub const SCORE_TIE_EPSILON: f64 = 1e-9;
+
+/// Whether two scores count as a tie (relative to the larger, absolute below 1).
+pub(super) fn same_score(a: f64, b: f64) -> bool {
+    (a - b).abs() <= SCORE_TIE_EPSILON * a.abs().max(b.abs()).max(1.0)
+}
+
 /// Whether a ranked tool keeps its place on the minimal profile: at least 20% of the best score.
 fn meets_floor(score: f64, best: f64) -> bool {
     score >= best * MINIMAL_PROFILE_SCORE_SHARE
@@ -516,7 +522,23 @@ impl Router {
             .filter(|&i| scorable.get(i).copied().unwrap_or(false) && score_of(i) != 0.0)
             .map(|i| (i, score_of(i)))
             .collect();
-        rows.sort_unstable_by(|a, b| b.1.total_cmp(&a.1).then_with(|| rank(a.0).cmp(&rank(b.0))));
+        // Scores within rounding noise of each other are one score (see [`same_score`]): group
+        // neighbours in score order, then order by group and name.
+        rows.sort_unstable_by(|a, b| b.1.total_cmp(&a.1));
+        let mut group = 0u32;
+        let mut keyed: Vec<(u32, u32, usize, f64)> = Vec::with_capacity(rows.len());
+        for (k, &(i, score)) in rows.iter().enumerate() {
+            if k > 0
+                && rows
+                    .get(k - 1)
+                    .is_some_and(|&(_, prev)| !same_score(prev, score))
+            {
+                group += 1;
+            }
+            keyed.push((group, rank(i), i, score));
+        }
+        keyed.sort_unstable_by_key(|&(g, r, _, _)| (g, r));
+        let mut rows: Vec<(usize, f64)> = keyed.into_iter().map(|(_, _, i, s)| (i, s)).collect();
         rows.extend(
             batch
                 .by_name()
@@ -1140,6 +1162,71 @@ mod tests {
         assert_eq!(Router::confidence(&t, "list"), 0.5); // 16 / 32
                                                          // Repeats are not damped either: 16 / 32 still.
         assert_eq!(Router::confidence(&t, "list list list"), 0.5);
+    }
+
+    #[test]
+    fn a_word_a_signal_scores_is_carried_whatever_the_text_edges() {
+        // alpha's description starts with an apostrophe: alone it gives "invoice" (the first
+        // byte of a text is skipped), and alpha scores on it, so alpha carries "invoice" too.
+        // N = 3: invoice carried by 2 -> ln(3/2) = 0.405465; report by 1 -> ln 3 = 1.098612.
+        // Scores (description weight 1): gamma 1.0986, alpha 0.4055, beta 0.4055. Counting
+        // only beta as a carrier gave invoice ln 3 too: a three-way tie that alpha won by name.
+        let t = vec![
+            tool("alpha_tool", "'Invoice lookup"),
+            tool("beta_tool", "invoice export"),
+            tool("gamma_tool", "report builder"),
+        ];
+        assert_eq!(run(1, &t, "invoice report", "", None), vec!["gamma_tool"]);
+        let sel = Router::new(2).filter(&t, "invoice report", "", None, &[]);
+        let scores: Vec<(usize, f64)> = sel
+            .ranked
+            .iter()
+            .map(|r| (r.index, (r.score * 10_000.0).round() / 10_000.0))
+            .collect();
+        assert_eq!(scores, vec![(2, 1.0986), (0, 0.4055), (1, 0.4055)]);
+        // The last intent ends in "-": the intents alone end the text there and give "audit",
+        // which alpha scores on; followed by its tags the word would read "audit-".
+        let mut alpha = with_intents("alpha_tool", "", &["run audit-"]);
+        alpha.tags = vec!["logs".to_string()];
+        let t = vec![
+            alpha,
+            with_intents("beta_tool", "", &["audit trail"]),
+            with_intents("gamma_tool", "", &["report builder"]),
+        ];
+        assert_eq!(run(1, &t, "audit report", "", None), vec!["gamma_tool"]);
+    }
+
+    #[test]
+    fn equal_scores_summed_in_another_order_tie_on_the_name() {
+        // N = 20 ranked tools; apple, berry and delta are carried by 3 tools (p = ln(20/3)),
+        // cedar by 9 (q = ln(20/9)). alpha_tool carries apple, berry, cedar and beta_tool apple,
+        // cedar, delta: both score 16 * (2p + q), but summed in message order as (p + p) + q
+        // and (p + q) + p, which differ in the last bit. The tie breaks on the name: alpha.
+        let mut t = vec![
+            with_intents("alpha_tool", "", &["apple berry cedar"]),
+            with_intents("beta_tool", "", &["apple cedar delta"]),
+        ];
+        let fillers = [
+            "apple", "berry", "berry", "delta", "delta", "cedar", "cedar", "cedar", "cedar",
+            "cedar", "cedar", "cedar", "nothing", "nothing", "nothing", "nothing", "nothing",
+            "nothing",
+        ];
+        for (k, intent) in fillers.iter().enumerate() {
+            t.push(with_intents(&format!("f{k:02}_tool"), "", &[intent]));
+        }
+        let (p, q) = ((20.0_f64 / 3.0).ln(), (20.0_f64 / 9.0).ln());
+        assert_ne!((p + p) + q, (p + q) + p); // the noise this test is about
+        let sel = Router::new(2).filter(&t, "apple berry cedar delta", "", None, &[]);
+        assert_eq!(sel.chosen_order, vec![0, 1]);
+        assert!(same_score(sel.ranked[0].score, sel.ranked[1].score));
+        assert_eq!(
+            run(1, &t, "apple berry cedar delta", "", None),
+            vec!["alpha_tool"]
+        );
+        // A real gap still ranks: berry said twice weighs less, so beta (no berry) wins.
+        let sel = Router::new(1).filter(&t, "apple berry cedar delta berry", "", None, &[]);
+        assert_eq!(sel.chosen_order, vec![1]);
+        assert!(!same_score(1.0, 1.0 + 1e-6) && same_score(1e6, 1e6 + 1e-4));
     }
 
     #[test]
