@@ -27,14 +27,17 @@ case "${1:-}" in
     *) SECONDS_TO_RUN=$1 ;;
 esac
 
-# The self-check: each injected fault must make a short run fail, for the reason it injects.
+# The self-check: each fault the endpoints inject (www/_soak.php, inject()) must make a short
+# run fail for the reason it injects.
 if [ "$SELF_CHECK" = 1 ]; then
     status=0
-    for fault in error leak fd zombie tmp; do
+    for check in "error:requests failed" "leak:RSS rises" "fd:descriptors when idle" \
+        "zombie:zombie children not reaped" "tmp:temp files left"; do
+        fault="${check%%:*}"
         out="$(SOAK_INJECT=$fault "$0" 40 2>&1)" && rc=0 || rc=$?
-        reason="$(printf '%s\n' "$out" | sed -n '/soak FAILED/,$p' | tr '\n' ' ')"
+        reason="$(printf '%s\n' "$out" | sed -n '/soak FAILED/,$p' | grep -F -m1 -- "${check#*:}" || true)"
         if [ "$rc" = 1 ] && [ -n "$reason" ]; then
-            echo "self-check: injected $fault -> failed as it must: $reason"
+            echo "self-check: injected $fault -> failed as it must:$reason"
         else
             echo "self-check: injected $fault -> NOT caught (exit $rc)"; printf '%s\n' "$out" | tail -30
             status=1
