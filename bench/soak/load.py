@@ -155,6 +155,8 @@ class Run:
         self.zombies_last = set()
         self.zombies_lingering = set()  # the same zombie at two samples in a row
         self.pids = None
+        self.missed_samples = 0
+        self.last_miss = ""
         self.pid_changes = []
 
     def new_id(self):
@@ -253,7 +255,9 @@ class Run:
             try:
                 self.sample(t0)
             except (OSError, ValueError, http.client.HTTPException) as e:
-                self.pid_changes.append(f"status page unreadable: {e!r}")
+                # A missed sample only thins the fit (too few samples fail the run anyway).
+                self.missed_samples += 1
+                self.last_miss = repr(e)
 
     def idle_snapshot(self):
         """Each worker's descriptors and the workers' children once every request is done."""
@@ -357,6 +361,8 @@ def main_load(args):
             failures.append(f"worker {pid}: {fds_before[pid]} descriptors when idle after warm-up, {fds_after.get(pid)} at the end")
     if run.pid_changes:
         failures.extend(run.pid_changes)
+    if run.missed_samples:
+        print(f"samples missed (status page unreadable): {run.missed_samples}, last: {run.last_miss}")
     print(f"children of workers: at most {run.max_children} at a sample; {len(kids_before)} after warm-up, {len(kids_after)} at the end; zombies: {len(run.zombies_seen)} seen at a sample, {len(run.zombies_lingering)} still there a second later")
     for pid, (ppid, state, comm) in kids_after.items():
         failures.append(f"child {pid} ({comm}, state {state}) of worker {ppid} left at the end")
