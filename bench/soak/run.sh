@@ -59,11 +59,14 @@ SO="${PHPCLAW_SO:-$(php-config --extension-dir)/phpclaw.so}"
 SO="$(cd "$(dirname "$SO")" && pwd)/$(basename "$SO")"
 
 DIR="$(mktemp -d /tmp/phpclaw-soak.XXXXXX)"
-PIDS=()
+PIDS=()      # stopped with TERM (the Python processes: background jobs of a script ignore QUIT)
+QUIT_PIDS=() # php-fpm and nginx: QUIT is their graceful stop
 cleanup() {
     local pid
-    # php-fpm and nginx stop gracefully on QUIT; whatever is left after 10 s is killed.
-    for pid in "${PIDS[@]}"; do kill -QUIT "$pid" 2>/dev/null || true; done
+    # Whatever is left after 10 s is killed.
+    for pid in "${QUIT_PIDS[@]}"; do kill -QUIT "$pid" 2>/dev/null || true; done
+    for pid in "${PIDS[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
+    PIDS+=("${QUIT_PIDS[@]}")
     for _ in $(seq 1 50); do
         local alive=0
         for pid in "${PIDS[@]}"; do kill -0 "$pid" 2>/dev/null && alive=1; done
@@ -208,9 +211,9 @@ $(fastcgi_params)
 EOF
 
 PHP_INI_SCAN_DIR= "$FPM" -n -c "$DIR/php.ini" -y "$DIR/fpm.conf" -F $RUN_AS_ROOT &
-PIDS+=($!)
+QUIT_PIDS+=($!)
 "$NGINX" -e "$DIR/log/nginx-error.log" -c "$DIR/nginx.conf" -p "$DIR/nginx" &
-PIDS+=($!)
+QUIT_PIDS+=($!)
 
 # Ready when the status page answers through nginx.
 for i in $(seq 1 100); do
@@ -235,8 +238,12 @@ echo "soak: nginx $("$NGINX" -v 2>&1 | sed 's/.*\///') on 127.0.0.1:$NGINX_PORT,
 status=0
 # Extra options for load.py, e.g. SOAK_LOAD_ARGS="--samples /tmp/samples.jsonl --interval 0.2".
 SOAK_LOAD_ARGS="${SOAK_LOAD_ARGS:-}"
+# In the background, so that a signal to this script runs the trap at once.
 python3 "$HERE/load.py" load --port "$NGINX_PORT" --seconds "$SECONDS_TO_RUN" --ws "$DIR/ws" \
-    --tmp "$DIR/tmp" --tmp "$DIR/nginx/body" --tmp "$DIR/nginx/fastcgi" --endpoints "$ENDPOINTS" $SOAK_LOAD_ARGS || status=$?
+    --tmp "$DIR/tmp" --tmp "$DIR/nginx/body" --tmp "$DIR/nginx/fastcgi" --endpoints "$ENDPOINTS" $SOAK_LOAD_ARGS &
+LOAD_PID=$!
+PIDS+=("$LOAD_PID")
+wait "$LOAD_PID" || status=$?
 
 # What the servers logged: a worker that died, or any PHP diagnostic, fails the run.
 if grep -hE 'exited on signal|exited with code|ERROR|PHP (Fatal|Warning|Notice|Deprecated)' \
