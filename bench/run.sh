@@ -10,3 +10,5 @@ for bench in lifecycle router file_read file_write_edit shell code_search; do
 done
 echo "== bench/shell_sandbox.php"
 PHPCLAW_SO="$ROOT/target/release/libphpclaw.so" php "$ROOT/bench/shell_sandbox.php"
+echo "== bench/turn.php"
+PHPCLAW_SO="$ROOT/target/release/libphpclaw.so" php "$ROOT/bench/turn.php"

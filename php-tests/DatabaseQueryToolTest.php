@@ -137,6 +137,23 @@ final class DatabaseQueryToolTest extends TestCase
         self::assertSame('3', (string) $pdo->query('SELECT COUNT(*) FROM items')->fetchColumn());
     }
 
+    /**
+     * The guard answers before the connection is asked anything: a PDO that cannot even say
+     * its driver (constructor never run) still gets the guard's refusal, not PHP's Error.
+     * @dataProvider refused
+     */
+    public function testGuardRefusesBeforeAskingTheDriver(string $sql): void
+    {
+        $pdo = new class ('sqlite::memory:') extends \PDO {
+            public function __construct(string $dsn)
+            {
+            }
+        };
+        $tool = new DatabaseQueryTool($pdo);
+        $this->expectException(ToolException::class);
+        $tool->execute(['sql' => $sql]);
+    }
+
     public function testEmptyAndRestricted(): void
     {
         $tool = new DatabaseQueryTool(self::pdo());

@@ -36,7 +36,7 @@ build_and_install() {
     (cd "$ROOT" && cargo build --release --quiet)
     local dir
     dir="$(php-config --extension-dir)"
-    $SUDO install -m 0644 "$ROOT/target/release/libphpclaw.so" "$dir/phpclaw.so"
+    $SUDO install -m 0644 "${CARGO_TARGET_DIR:-$ROOT/target}/release/libphpclaw.so" "$dir/phpclaw.so"
     echo "phpclaw: installed $dir/phpclaw.so"
 }
 

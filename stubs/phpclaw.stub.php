@@ -9,6 +9,19 @@
  * @generated-by hand, checked by php-tests/StubsTest.php
  */
 
+namespace PhpClaw\AutoDiscovery {
+
+    /** The contract of phpClaw's catalogues (tools, providers, memory, skills, hooks, guards). */
+    interface CatalogueInterface
+    {
+        /** Register the entries installed Composer packages declare; safe to call again. */
+        public static function boot(): void;
+
+        /** The entries enabled by the given admin settings. */
+        public static function activateFromSettings(array $settings): array;
+    }
+}
+
 namespace PhpClaw\Exceptions {
 
     /** Base class of every exception phpClaw throws. */
@@ -50,7 +63,7 @@ namespace PhpClaw\Tools {
         }
 
         /** A new instance carrying no signal. */
-        public static function empty(): ToolRoutingMetadata
+        public static function empty(): self
         {
         }
 
@@ -1297,7 +1310,7 @@ namespace PhpClaw\Tools {
     }
 
     /** The built-in tool catalogue plus this request's custom registrations. */
-    final class ToolCatalogue
+    final class ToolCatalogue implements \PhpClaw\AutoDiscovery\CatalogueInterface
     {
         /** Custom registrations of this request. */
         private static ?array $custom = null;

@@ -53,4 +53,48 @@ final class Subprocess
             unlink($file);
         }
     }
+    /**
+     * Start PHP code in a child that loads the module under test, without waiting for it: the
+     * children of one test run at the same time. Finish each with {@see finish()}.
+     *
+     * @param list<string> $ini extra -d settings
+     * @return array{proc: resource, pipes: array<int, resource>, file: string}
+     */
+    public static function start(string $code, array $ini = []): array
+    {
+        $file = tempnam(sys_get_temp_dir(), 'phpclaw-child-');
+        file_put_contents($file, $code);
+        $cmd = [PHP_BINARY, '-n', '-d', 'extension=' . PHPCLAW_MODULE, '-d', 'display_errors=stderr', '-d', 'error_reporting=-1'];
+        foreach ($ini as $setting) {
+            $cmd[] = '-d';
+            $cmd[] = $setting;
+        }
+        $cmd[] = $file;
+        $pipes = [];
+        $proc = proc_open($cmd, [0 => ['file', '/dev/null', 'r'], 1 => ['pipe', 'w'], 2 => ['pipe', 'w']], $pipes);
+        if (!is_resource($proc)) {
+            unlink($file);
+            throw new \RuntimeException('cannot start ' . PHP_BINARY);
+        }
+
+        return ['proc' => $proc, 'pipes' => $pipes, 'file' => $file];
+    }
+
+    /**
+     * Wait for a child {@see start()} began and collect its exit code and output.
+     *
+     * @param array{proc: resource, pipes: array<int, resource>, file: string} $child
+     * @return array{code: int, stdout: string, stderr: string}
+     */
+    public static function finish(array $child): array
+    {
+        $stdout = stream_get_contents($child['pipes'][1]);
+        $stderr = stream_get_contents($child['pipes'][2]);
+        fclose($child['pipes'][1]);
+        fclose($child['pipes'][2]);
+        $code = proc_close($child['proc']);
+        @unlink($child['file']);
+
+        return ['code' => $code, 'stdout' => (string) $stdout, 'stderr' => (string) $stderr];
+    }
 }

@@ -20,6 +20,46 @@ function phpclaw_describe_value(mixed $value): string
     return var_export($value, true);
 }
 
+/** @return list<array<string, mixed>> */
+function phpclaw_describe_parameters(ReflectionFunctionAbstract $f): array
+{
+    $params = [];
+    foreach ($f->getParameters() as $p) {
+        $params[] = [
+            'name' => $p->getName(),
+            'position' => $p->getPosition(),
+            'type' => phpclaw_describe_type($p->getType()),
+            'optional' => $p->isOptional(),
+            'hasDefault' => $p->isDefaultValueAvailable(),
+            'default' => $p->isDefaultValueAvailable() ? phpclaw_describe_value($p->getDefaultValue()) : null,
+            'variadic' => $p->isVariadic(),
+            'byRef' => $p->isPassedByReference(),
+            'promoted' => $p->isPromoted(),
+        ];
+    }
+
+    return $params;
+}
+
+/** @return array<string, mixed> */
+function phpclaw_describe_function(string $name, array &$docless): array
+{
+    $f = new ReflectionFunction($name);
+    if ($f->getDocComment() === false) {
+        $docless[] = $f->getName() . '()';
+    }
+
+    return [
+        'returnsReference' => $f->returnsReference(),
+        'returnType' => phpclaw_describe_type($f->getReturnType()),
+        'tentativeReturnType' => phpclaw_describe_type($f->getTentativeReturnType()),
+        'deprecated' => $f->isDeprecated(),
+        'variadic' => $f->isVariadic(),
+        'requiredParameters' => $f->getNumberOfRequiredParameters(),
+        'parameters' => phpclaw_describe_parameters($f),
+    ];
+}
+
 /** @return array<string, mixed> */
 function phpclaw_describe_class(string $name, array &$docless): array
 {
@@ -77,20 +117,6 @@ function phpclaw_describe_class(string $name, array &$docless): array
         if ($m->getDocComment() === false) {
             $docless[] = $name . '::' . $m->getName() . '()';
         }
-        $params = [];
-        foreach ($m->getParameters() as $p) {
-            $params[] = [
-                'name' => $p->getName(),
-                'position' => $p->getPosition(),
-                'type' => phpclaw_describe_type($p->getType()),
-                'optional' => $p->isOptional(),
-                'hasDefault' => $p->isDefaultValueAvailable(),
-                'default' => $p->isDefaultValueAvailable() ? phpclaw_describe_value($p->getDefaultValue()) : null,
-                'variadic' => $p->isVariadic(),
-                'byRef' => $p->isPassedByReference(),
-                'promoted' => $p->isPromoted(),
-            ];
-        }
         $methods[$m->getName()] = [
             'public' => $m->isPublic(),
             'protected' => $m->isProtected(),
@@ -102,7 +128,7 @@ function phpclaw_describe_class(string $name, array &$docless): array
             'returnType' => phpclaw_describe_type($m->getReturnType()),
             'tentativeReturnType' => phpclaw_describe_type($m->getTentativeReturnType()),
             'requiredParameters' => $m->getNumberOfRequiredParameters(),
-            'parameters' => $params,
+            'parameters' => phpclaw_describe_parameters($m),
         ];
     }
     ksort($methods);
@@ -129,10 +155,12 @@ function phpclaw_describe_class(string $name, array &$docless): array
 }
 
 /**
- * @param list<string> $names
- * @return array{classes: array<string, mixed>, docless: list<string>}
+ * @param list<string> $names classes, interfaces, traits and enums
+ * @param list<string> $functions global or namespaced functions
+ * @param array<string, mixed> $constants global or namespaced constants, name => value
+ * @return array{classes: array<string, mixed>, functions: array<string, mixed>, constants: array<string, string>, docless: list<string>}
  */
-function phpclaw_describe(array $names): array
+function phpclaw_describe(array $names, array $functions = [], array $constants = []): array
 {
     $classes = [];
     $docless = [];
@@ -141,8 +169,30 @@ function phpclaw_describe(array $names): array
         $classes[$ref->getName()] = phpclaw_describe_class($ref->getName(), $docless);
     }
     ksort($classes);
+    $described = [];
+    foreach ($functions as $name) {
+        $described[(new ReflectionFunction($name))->getName()] = phpclaw_describe_function($name, $docless);
+    }
+    ksort($described);
+    $values = [];
+    foreach ($constants as $name => $value) {
+        $values[$name] = phpclaw_describe_value($value);
+    }
+    ksort($values);
 
-    return ['classes' => $classes, 'docless' => $docless];
+    return ['classes' => $classes, 'functions' => $described, 'constants' => $values, 'docless' => $docless];
+}
+
+/**
+ * What the loaded phpclaw module registers, described like a stub file.
+ *
+ * @return array{classes: array<string, mixed>, functions: array<string, mixed>, constants: array<string, string>, docless: list<string>}
+ */
+function phpclaw_describe_module(): array
+{
+    $ext = new ReflectionExtension('phpclaw');
+
+    return phpclaw_describe($ext->getClassNames(), array_keys($ext->getFunctions()), $ext->getConstants());
 }
 
 if (PHP_SAPI === 'cli' && isset($argv[0]) && realpath($argv[0]) === __FILE__) {
@@ -151,9 +201,16 @@ if (PHP_SAPI === 'cli' && isset($argv[0]) && realpath($argv[0]) === __FILE__) {
         exit(2);
     }
     $file = $argv[1] ?? '';
-    $before = array_merge(get_declared_classes(), get_declared_interfaces(), get_declared_traits());
+    $symbols = static fn (): array => [
+        array_merge(get_declared_classes(), get_declared_interfaces(), get_declared_traits()),
+        get_defined_functions()['user'],
+        get_defined_constants(true)['user'] ?? [],
+    ];
+    [$classesBefore, $functionsBefore, $constantsBefore] = $symbols();
     require $file;
-    $after = array_merge(get_declared_classes(), get_declared_interfaces(), get_declared_traits());
-    $declared = array_values(array_diff($after, $before));
-    echo json_encode(phpclaw_describe($declared), JSON_PRETTY_PRINT | JSON_UNESCAPED_SLASHES | JSON_THROW_ON_ERROR), "\n";
+    [$classesAfter, $functionsAfter, $constantsAfter] = $symbols();
+    $declared = array_values(array_diff($classesAfter, $classesBefore));
+    $functions = array_values(array_diff($functionsAfter, $functionsBefore));
+    $constants = array_diff_key($constantsAfter, $constantsBefore);
+    echo json_encode(phpclaw_describe($declared, $functions, $constants), JSON_PRETTY_PRINT | JSON_UNESCAPED_SLASHES | JSON_THROW_ON_ERROR), "\n";
 }

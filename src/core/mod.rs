@@ -3,10 +3,10 @@
 //! The PHP bindings (`crate::php`, behind the default `php` feature) only convert values and
 //! call into this module, so all of it is built and tested with `cargo test --no-default-features`.
 
+pub mod budget;
 pub mod entities;
 pub mod json;
 pub mod lifecycle;
-pub mod md5;
 pub mod remote_profile;
 pub mod routing;
 pub mod sandbox;

@@ -30,7 +30,8 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use crate::core::md5;
+use md5::{Digest, Md5};
+
 use crate::core::security::ssrf::{self, Resolver, UrlPolicy, Validated};
 
 /// Folder under the cache base.
@@ -102,7 +103,18 @@ pub fn cache_dir(base: &str) -> PathBuf {
 
 /// The cache file of a URL.
 pub fn cache_file(dir: &Path, url: &[u8]) -> PathBuf {
-    dir.join(format!("{}.json", md5::hex(url)))
+    dir.join(format!("{}.json", md5_hex(url)))
+}
+
+/// Lower-case hex MD5, as PHP's `md5()` returns it: a file name, never a security measure.
+fn md5_hex(data: &[u8]) -> String {
+    use std::fmt::Write as _;
+    Md5::digest(data)
+        .iter()
+        .fold(String::with_capacity(32), |mut hex, b| {
+            let _ = write!(hex, "{b:02x}");
+            hex
+        })
 }
 
 /// Fetch, validate and decode a profile; see the module rules.

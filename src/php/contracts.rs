@@ -1,4 +1,4 @@
-//! The eight `PhpClaw\Tools\Contracts` interfaces, with phpClaw's exact method signatures so
+//! The eight `PhpClaw\Tools\Contracts` interfaces and `PhpClaw\AutoDiscovery\CatalogueInterface`, with phpClaw's exact method signatures so
 //! that existing PHP tools implementing them keep compiling against the native declarations.
 
 use ext_php_rs::args::Arg;
@@ -19,6 +19,12 @@ pub static PER_INVOCATION: ClassSlot = ClassSlot::new();
 pub static CONFIGURABLE: ClassSlot = ClassSlot::new();
 pub static RESETTABLE: ClassSlot = ClassSlot::new();
 pub static AUTHORIZER: ClassSlot = ClassSlot::new();
+pub static CATALOGUE_INTERFACE: ClassSlot = ClassSlot::new();
+
+/// `PhpClaw\AutoDiscovery\CatalogueInterface`: phpClaw's contract for its six catalogues. The
+/// native `ToolCatalogue` implements it, and it exists from module start, so it is declared here
+/// (phpClaw's other catalogues, still PHP, implement this declaration in its place).
+pub const CATALOGUE_INTERFACE_NAME: &str = "PhpClaw\\AutoDiscovery\\CatalogueInterface";
 
 /// Fully qualified class names, for type declarations.
 pub const AUTHORIZER_NAME: &str = "PhpClaw\\Tools\\Contracts\\ToolAuthorizerInterface";
@@ -140,7 +146,31 @@ pub fn register() -> ext_php_rs::error::Result<()> {
         .registration(|ce, _| RESETTABLE.set(ce))
         .register()?;
 
+    ClassBuilder::new(CATALOGUE_INTERFACE_NAME)
+        .flags(ClassFlags::Interface)
+        .method(
+            abstract_method("boot").returns(DataType::Void, false, false),
+            public_abstract() | MethodFlags::Static,
+        )
+        .method(
+            abstract_method("activateFromSettings")
+                .arg(Arg::new("settings", DataType::Array))
+                .returns(DataType::Array, false, false),
+            public_abstract() | MethodFlags::Static,
+        )
+        .registration(|ce, _| CATALOGUE_INTERFACE.set(ce))
+        .register()?;
+
     Ok(())
+}
+
+/// The class entry of `CatalogueInterface`, for `implements`.
+pub fn catalogue_interface_ce() -> &'static ext_php_rs::zend::ClassEntry {
+    // Registered with the contracts, before any class that implements it; startup aborts if
+    // that failed.
+    CATALOGUE_INTERFACE
+        .get()
+        .expect("CatalogueInterface is registered with the contracts")
 }
 
 fn tool_ce() -> &'static ext_php_rs::zend::ClassEntry {

@@ -81,7 +81,7 @@ extern "C" fn info(module: *mut ModuleEntry) {
             "not registered: opcache.preload is set, phpClaw's PHP traits are used"
         }
     );
-    info_table_row!("Native contracts", "ToolInterface, AuthorizableToolInterface, ToolRoutingInterface, MutatingToolInterface, PerInvocationMutabilityInterface, ConfigurableToolInterface, ResettableInterface, ToolAuthorizerInterface");
+    info_table_row!("Native contracts", "ToolInterface, AuthorizableToolInterface, ToolRoutingInterface, MutatingToolInterface, PerInvocationMutabilityInterface, ConfigurableToolInterface, ResettableInterface, ToolAuthorizerInterface, AutoDiscovery\\CatalogueInterface");
     info_table_row!(
         "Native tools",
         "ShellTool, HttpTool, FileReadTool, FileWriteTool, FileEditTool, CodeSearchTool, ProjectTool, ZipPackagerTool, DatabaseQueryTool, LoadSkillTool"

@@ -76,11 +76,8 @@ pub fn register() -> ext_php_rs::error::Result<()> {
         .flags(ClassFlags::Final)
         .method(ctor.required_args(0), MethodFlags::Public)
         .method(
-            FunctionBuilder::new("empty", empty).returns(
-                DataType::object(ROUTING_METADATA_NAME),
-                false,
-                false,
-            ),
+            // phpClaw declares `: self`; the engine resolves `self` against this class.
+            FunctionBuilder::new("empty", empty).returns(DataType::object("self"), false, false),
             MethodFlags::Public | MethodFlags::Static,
         )
         .method(

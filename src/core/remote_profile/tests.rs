@@ -50,6 +50,43 @@ fn cache_paths() {
     );
 }
 
+/// Known answers for the cache-file hash: RFC 1321's test suite, then lengths around the
+/// 55/56/64-byte padding edges (checked against PHP's `md5()`).
+#[test]
+fn md5_hex_gives_the_rfc_1321_and_php_answers() {
+    let rfc = [
+        ("", "d41d8cd98f00b204e9800998ecf8427e"),
+        ("a", "0cc175b9c0f1b6a831c399e269772661"),
+        ("abc", "900150983cd24fb0d6963f7d28e17f72"),
+        ("message digest", "f96b697d7cb7938d525a2f31aaf161d0"),
+        (
+            "abcdefghijklmnopqrstuvwxyz",
+            "c3fcd3d76192e4007dfb496cca67e13b",
+        ),
+        (
+            "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789",
+            "d174ab98d277d9f5a5611c2c9f419d9f",
+        ),
+        (
+            "12345678901234567890123456789012345678901234567890123456789012345678901234567890",
+            "57edf4a22be3c955ac49da2e2107b67a",
+        ),
+    ];
+    for (input, want) in rfc {
+        assert_eq!(md5_hex(input.as_bytes()), want, "{input:?}");
+    }
+    let edges = [
+        (55, "04364420e25c512fd958a70738aa8f72"),
+        (56, "668a72d5ba17f08e62dabcafad6db14b"),
+        (63, "7dc2ca208106a2f703567bdff99d8981"),
+        (64, "c1bb4f81d892b2d57947682aeb252456"),
+        (65, "1bc932052302d074bdec39795fe00cf6"),
+    ];
+    for (n, want) in edges {
+        assert_eq!(md5_hex(&vec![b'x'; n]), want, "{n}");
+    }
+}
+
 #[test]
 fn profiles_decode_like_the_reference() {
     let p = parse_profile(br#"{ "profile": "support", "tools": ["file_read", "code_search"], "max_tools_per_turn": 6 }"#).unwrap();

@@ -37,6 +37,7 @@ use listing::Kind;
 use scan::{Line, Matcher};
 
 use super::{success, Host, NativeTool, ToolError};
+use crate::core::budget::Budget;
 use crate::core::json::{self, EncodeOptions};
 use crate::core::security::file_rules::{
     check_code_search_path, code_search_skips_dir, code_search_skips_file, code_search_skips_path,
@@ -370,6 +371,8 @@ pub struct Found {
     /// Files the scan went through in a regex search, in order: counted again for the warning
     /// when lines were skipped (the rare case), so the common one pays nothing for it.
     visited: Vec<Visit>,
+    /// The warning when the walk's budget cut it (`core::budget`).
+    cut: Option<String>,
 }
 
 /// A file the walk hands to the scan: its path relative to the workspace root (what rows show),
@@ -546,17 +549,24 @@ impl CodeSearch {
             matcher,
             seen,
             found,
+            budget,
         } = s;
+        let budget: &Budget = budget;
         let matcher: &Matcher = matcher;
         let regex = matches!(matcher, Matcher::Regex { .. });
         let mut scan_here = |v: &Visit, found: &mut Found| {
+            if !budget.in_time() {
+                return false;
+            }
             if regex {
                 found.visited.push(v.clone());
             }
             self.scan_file(open, v, p, matcher, buf, seen, found)
         };
         if !threaded {
-            walk(open, &mut p.sub.clone(), ext, &mut |v| scan_here(v, found));
+            walk(open, &mut p.sub.clone(), ext, budget, &mut |v| {
+                scan_here(v, found)
+            });
             return;
         }
         let ahead = Ahead {
@@ -571,7 +581,7 @@ impl CodeSearch {
             let walker = std::thread::Builder::new().spawn_scoped(scope, move || {
                 let mut batch = Vec::with_capacity(WALK_BATCH);
                 let mut all = Vec::new();
-                let done = walk(open, &mut sub, ext, &mut |v| {
+                let done = walk(open, &mut sub, ext, budget, &mut |v| {
                     if all.len() <= PROBE_MAX_FILES {
                         all.push(v.clone());
                     }
@@ -593,7 +603,9 @@ impl CodeSearch {
                 }
             });
             let Ok(walker) = walker else {
-                walk(open, &mut p.sub.clone(), ext, &mut |v| scan_here(v, found));
+                walk(open, &mut p.sub.clone(), ext, budget, &mut |v| {
+                    scan_here(v, found)
+                });
                 return;
             };
             let mut index = 0;
@@ -665,6 +677,7 @@ fn walk(
     open: &OpenRoot,
     rel: &mut Vec<u8>,
     extension: &str,
+    budget: &Budget,
     visit: &mut dyn FnMut(&Visit) -> bool,
 ) -> bool {
     let Ok(dir) = open.open_judged(rel, false, Want::Dir, HardLinks::Allow, &|_| false) else {
@@ -675,6 +688,9 @@ fn walk(
     };
     let base = rel.len();
     for (name, kind) in entries {
+        if !budget.spend() {
+            return false;
+        }
         let name_s = String::from_utf8_lossy(&name);
         if code_search_skips_dir(&name_s) {
             continue;
@@ -684,7 +700,7 @@ fn walk(
         }
         rel.extend_from_slice(&name);
         let go_on = match kind {
-            Kind::Dir => walk(open, rel, extension, visit),
+            Kind::Dir => walk(open, rel, extension, budget, visit),
             Kind::File | Kind::FileLink => {
                 code_search_skips_file(&name_s)
                     || !extension_matches(&name, extension)
@@ -798,6 +814,8 @@ struct Scan {
     matcher: Matcher,
     seen: usize,
     found: Found,
+    /// The walk's bound (`core::budget`): the scan stops with what it found once it is spent.
+    budget: Budget,
 }
 
 impl Scan {
@@ -807,6 +825,7 @@ impl Scan {
             matcher,
             seen: 0,
             found: Found::default(),
+            budget: Budget::walk(),
         }
     }
 }
@@ -904,6 +923,7 @@ impl NativeTool for CodeSearch {
             .ok_or_else(|| ToolError::tool("code_search: invalid regex pattern."))?;
         let mut s = Scan::new(matcher);
         self.walk_and_scan(p, &mut s, true);
+        s.found.cut = s.budget.warning(NAME);
         if s.found.skipped > 0 {
             if let Ok(open) = OpenRoot::get(&self.root) {
                 if let Some(warning) = s.found.skipped_warning(&open, self.hard_links()) {
@@ -950,6 +970,7 @@ impl NativeTool for CodeSearch {
             ("mode", Value::str("search")),
             ("truncated", Value::Bool(truncated)),
         ]);
-        success(Value::Array(data), meta, Value::Array(Array::new()))
+        let warnings = Value::list(found.cut.iter().map(Value::str));
+        success(Value::Array(data), meta, warnings)
     }
 }

@@ -530,9 +530,23 @@ impl<D> DbQuery<D> {
     where
         D: Database<E>,
     {
+        // The guard for both families first, before the connection is touched: a statement
+        // both refuse alike is refused without asking the driver anything (as phpClaw's
+        // guard does, even for a PDO that cannot answer).
+        let sqlite = checked_sql(input, Family::Sqlite);
+        let mysql = checked_sql(input, Family::MySql);
+        if let (Err(a), Err(b)) = (&sqlite, &mysql) {
+            if a == b {
+                return Err(ToolError::Tool(a.clone()));
+            }
+        }
         let (driver, version) = self.db.describe()?;
         let engine = engine_of(&driver, &version).map_err(ToolError::Tool)?;
-        let sql = checked_sql(input, engine.family()).map_err(ToolError::Tool)?;
+        let sql = match engine.family() {
+            Family::MySql => mysql,
+            _ => sqlite,
+        }
+        .map_err(ToolError::Tool)?;
         let statement = statement_for(engine, &sql, &self.budget).map_err(ToolError::Tool)?;
         let budget = self.budget;
         let mut rows = Vec::new();
@@ -556,10 +570,12 @@ mod tests {
         Value::from_pairs([("id", Value::Int(i)), ("t", Value::str(text))])
     }
 
-    fn tmp() -> String {
-        let d = std::env::temp_dir().join(format!("phpclaw-dbq-{}", std::process::id()));
-        std::fs::create_dir_all(&d).unwrap();
-        d.to_string_lossy().into_owned()
+    /// A spill folder removed when the test ends (a per-process folder was left in /tmp).
+    fn tmp() -> tempfile::TempDir {
+        tempfile::Builder::new()
+            .prefix("phpclaw-dbq-")
+            .tempdir()
+            .unwrap()
     }
 
     #[test]
@@ -573,7 +589,11 @@ mod tests {
 
     #[test]
     fn small_results_stay_inline() {
-        let f = cap_rows((0..100).map(|i| row(i, "x")).collect(), &tmp());
+        let dir = tmp();
+        let f = cap_rows(
+            (0..100).map(|i| row(i, "x")).collect(),
+            dir.path().to_str().unwrap(),
+        );
         assert!(!f.truncated);
         let a = f.data.as_array().unwrap();
         assert_eq!(a.get("count"), Some(&Value::Int(100)));
@@ -583,7 +603,10 @@ mod tests {
     #[test]
     fn row_cap_spills_the_hundred() {
         let dir = tmp();
-        let f = cap_rows((0..101).map(|i| row(i, "x")).collect(), &dir);
+        let f = cap_rows(
+            (0..101).map(|i| row(i, "x")).collect(),
+            dir.path().to_str().unwrap(),
+        );
         assert!(f.truncated);
         let a = f.data.as_array().unwrap();
         assert_eq!(a.get("count"), Some(&Value::Int(100)));

@@ -22,12 +22,17 @@
 //! - the single occurrence is replaced and the file written atomically
 //!   (`super::atomic_write`); the answer is `{status: edited, file, line_changed}` where the
 //!   line is the 1-based line the match starts on.
+//!
+//! Added (ours): the write holds an exclusive lock on the file from a last look at it to the
+//! rename (`atomic_write::lock_target`); when the file changed since it was read for the plan
+//! (another worker's edit), it is read again under the lock and `old_str` must still occur
+//! exactly once in that content, so no acknowledged edit is ever overwritten by a stale copy.
 
 use std::fs::{File, Metadata};
 use std::io::{Read as _, Seek as _, SeekFrom};
 use std::path::PathBuf;
 
-use super::atomic_write::write_atomically;
+use super::atomic_write::{lock_target, stamp, write_atomically, Stamp};
 use super::file_read::{php_string, resolve_root, BINARY_SNIFF_BYTES};
 use super::{success, Host, NativeTool, ToolError};
 use crate::core::security::blocked_paths::NOISE_DIRS;
@@ -130,6 +135,8 @@ pub struct Planned {
     pub old: Vec<u8>,
     /// The replacement.
     pub new: Vec<u8>,
+    /// The version of the file `contents` was read from.
+    pub stamp: Stamp,
 }
 
 /// What was done.
@@ -277,6 +284,21 @@ impl FileEdit {
     }
 }
 
+/// Where the single occurrence of `old` in `contents` starts; the reference's messages for none
+/// and for several.
+fn unique_match(contents: &[u8], old: &[u8], file: &str) -> Result<usize, String> {
+    let s = sanitize_for_message(file);
+    match count_matches(contents, old, usize::MAX) {
+        (1, Some(at)) => Ok(at),
+        (0, _) | (_, None) => Err(format!(
+            "file_edit: old_str not found in {s}. Match must be exact including whitespace."
+        )),
+        (n, _) => Err(format!(
+            "file_edit: old_str matches {n} locations in {s} - add more surrounding context to make it unique."
+        )),
+    }
+}
+
 impl NativeTool for FileEdit {
     type Input = Planned;
     type Execution = Edited;
@@ -325,21 +347,7 @@ impl NativeTool for FileEdit {
             )));
         }
         let contents = self.read(handle, &meta, &file).map_err(ToolError::Tool)?;
-        let s = sanitize_for_message(&file);
-        let (count, first) = count_matches(&contents, &old, usize::MAX);
-        let at = match (count, first) {
-            (1, Some(at)) => at,
-            (0, _) | (_, None) => {
-                return Err(ToolError::Tool(format!(
-                    "file_edit: old_str not found in {s}. Match must be exact including whitespace."
-                )))
-            }
-            (n, _) => {
-                return Err(ToolError::Tool(format!(
-                    "file_edit: old_str matches {n} locations in {s} - add more surrounding context to make it unique."
-                )))
-            }
-        };
+        let at = unique_match(&contents, &old, &file).map_err(ToolError::Tool)?;
         let new = input
             .get("new_str")
             .and_then(php_string)
@@ -351,6 +359,7 @@ impl NativeTool for FileEdit {
             at,
             old,
             new,
+            stamp: stamp(&meta),
         })
     }
 
@@ -359,14 +368,40 @@ impl NativeTool for FileEdit {
         input: &Planned,
         _host: &mut H,
     ) -> Result<Edited, ToolError<H::Error>> {
-        let before = &input.contents[..input.at];
+        let s = sanitize_for_message(&input.file);
+        let lock = lock_target(&input.real)
+            .map_err(|e| {
+                ToolError::Tool(if e.kind() == std::io::ErrorKind::WouldBlock {
+                    format!("file_edit: the file is locked by another process: {s}")
+                } else {
+                    format!("file_edit: failed to write: {s}")
+                })
+            })?
+            .ok_or_else(|| ToolError::Tool(format!("file_edit: file not found: {s}")))?;
+        let again;
+        let (contents, at) = if stamp(&lock.meta) == input.stamp {
+            (&input.contents, input.at)
+        } else {
+            // Changed since the plan read it: edit what is there now.
+            let handle = lock
+                .file
+                .try_clone()
+                .map_err(|_| ToolError::Tool(format!("file_edit: cannot read: {s}")))?;
+            again = self
+                .read(handle, &lock.meta, &input.file)
+                .map_err(ToolError::Tool)?;
+            let at = unique_match(&again, &input.old, &input.file).map_err(ToolError::Tool)?;
+            (&again, at)
+        };
+        let before = &contents[..at];
         let line = memchr::memchr_iter(b'\n', before).count() as i64 + 1;
-        let after = &input.contents[input.at + input.old.len()..];
+        let after = &contents[at + input.old.len()..];
         let mut out = Vec::with_capacity(before.len() + input.new.len() + after.len());
         out.extend_from_slice(before);
         out.extend_from_slice(&input.new);
         out.extend_from_slice(after);
         write_atomically(&input.real, &out, &input.file, NAME, "edit").map_err(ToolError::Tool)?;
+        drop(lock);
         Ok(Edited {
             file: input.file.clone(),
             line,

@@ -19,7 +19,7 @@
 
 use std::path::PathBuf;
 
-use super::atomic_write::{ensure_parent_directory, write_atomically};
+use super::atomic_write::{ensure_parent_directory, lock_target, write_atomically};
 use super::file_read::php_string;
 use super::{success, Host, NativeTool, ToolError};
 use crate::core::security::file_rules::{check, check_resolved, sanitize_for_message, Rules};
@@ -253,8 +253,12 @@ impl NativeTool for FileWrite {
         _host: &mut H,
     ) -> Result<Written, ToolError<H::Error>> {
         ensure_parent_directory(&input.real).map_err(ToolError::Tool)?;
+        // Never renamed in between a concurrent file_edit's read and rename (best effort: a file
+        // this worker cannot open for reading is replaced without the lock, as before).
+        let lock = lock_target(&input.real).ok().flatten();
         write_atomically(&input.real, &input.content, &input.path, NAME, "write")
             .map_err(ToolError::Tool)?;
+        drop(lock);
         Ok(Written {
             path: input.path.clone(),
             bytes: input.content.len(),

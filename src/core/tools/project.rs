@@ -17,6 +17,7 @@ use std::path::Path;
 
 use super::code_search::listing::{self, Kind};
 use super::{success, Host, NativeTool, ToolError};
+use crate::core::budget::{Budget, WALK_TIME};
 use crate::core::security::file_rules::{is_blocked_path, project_skips_entry, project_skips_path};
 use crate::core::security::workspace::beneath::{hard_linked_at, HardLinks, Want};
 use crate::core::security::workspace::open_root::OpenRoot;
@@ -34,6 +35,9 @@ pub const DEPTH_MIN: i64 = 1;
 pub const DEPTH_MAX: i64 = 4;
 /// Default depth.
 pub const DEPTH_DEFAULT: i64 = 2;
+/// Entries the file tree lists at most (ours: the reference lists every one); past it the tree
+/// is cut and the answer warns (`core::budget`, with its wall-clock bound).
+pub const TREE_ENTRIES: usize = 10_000;
 /// Platforms and their marker files, in detection order.
 pub const MARKERS: [(&str, &[&str]); 8] = [
     ("wordpress", &["wp-config.php", "wp-load.php"]),
@@ -159,6 +163,23 @@ pub fn packages(root: &str, hard_links: HardLinks) -> Value {
 /// else that is not a folder) as list entries. Entry types come from `listing` (no `stat` per
 /// entry); a folder at the depth limit is not listed. Links are judged as the module says.
 pub fn tree(dir: &Path, depth: i64, level: i64, hard_links: HardLinks) -> Array {
+    tree_within(
+        dir,
+        depth,
+        level,
+        hard_links,
+        &Budget::new(WALK_TIME, TREE_ENTRIES),
+    )
+}
+
+/// [`tree`] within `budget`: the entries listed once it is spent are left out.
+pub fn tree_within(
+    dir: &Path,
+    depth: i64,
+    level: i64,
+    hard_links: HardLinks,
+    budget: &Budget,
+) -> Array {
     if level >= depth {
         return Array::new();
     }
@@ -172,6 +193,7 @@ pub fn tree(dir: &Path, depth: i64, level: i64, hard_links: HardLinks) -> Array 
         open: &open,
         depth,
         hard_links,
+        budget,
     };
     walk.list(&top.file, &mut Vec::new(), level)
 }
@@ -181,6 +203,7 @@ struct TreeWalk<'a> {
     open: &'a OpenRoot,
     depth: i64,
     hard_links: HardLinks,
+    budget: &'a Budget,
 }
 
 impl TreeWalk<'_> {
@@ -193,6 +216,9 @@ impl TreeWalk<'_> {
         let base = rel.len();
         let mut items = Array::with_capacity(entries.len());
         for (mut name, kind) in entries {
+            if !self.budget.spend() {
+                break;
+            }
             if project_skips_entry(&String::from_utf8_lossy(&name)) {
                 continue;
             }
@@ -263,8 +289,9 @@ pub struct Planned {
 
 impl NativeTool for Project {
     type Input = Planned;
-    /// The data, taken (not copied) by `complete()`: the tree can hold thousands of entries.
-    type Execution = Cell<Option<Value>>;
+    /// The data, taken (not copied) by `complete()`: the tree can hold thousands of entries;
+    /// and the warning when the tree was cut.
+    type Execution = (Cell<Option<Value>>, Option<String>);
 
     fn forbidden_subject(&self) -> &'static str {
         FORBIDDEN_SUBJECT
@@ -315,24 +342,31 @@ impl NativeTool for Project {
         &mut self,
         p: &Planned,
         _host: &mut H,
-    ) -> Result<Cell<Option<Value>>, ToolError<H::Error>> {
-        Ok(Cell::new(Some(Value::from_pairs([
+    ) -> Result<Self::Execution, ToolError<H::Error>> {
+        let budget = Budget::new(WALK_TIME, TREE_ENTRIES);
+        let file_tree = tree_within(
+            Path::new(&self.root),
+            p.depth,
+            0,
+            self.hard_links(),
+            &budget,
+        );
+        let data = Value::from_pairs([
             ("framework", Value::str(detect(&self.root))),
             ("root", Value::str(&self.root)),
             ("packages", packages(&self.root, self.hard_links())),
-            (
-                "file_tree",
-                Value::Array(tree(Path::new(&self.root), p.depth, 0, self.hard_links())),
-            ),
-        ]))))
+            ("file_tree", Value::Array(file_tree)),
+        ]);
+        Ok((Cell::new(Some(data)), budget.warning(NAME)))
     }
 
-    fn complete(&mut self, execution: &Cell<Option<Value>>, p: &Planned) -> Value {
+    fn complete(&mut self, execution: &Self::Execution, p: &Planned) -> Value {
         let meta = Value::from_pairs([
             ("mode", Value::str("project_info")),
             ("depth", Value::Int(p.depth)),
         ]);
-        let data = execution.take().unwrap_or(Value::Null);
-        success(data, meta, Value::Array(Array::new()))
+        let data = execution.0.take().unwrap_or(Value::Null);
+        let warnings = Value::list(execution.1.iter().map(Value::str));
+        success(data, meta, warnings)
     }
 }

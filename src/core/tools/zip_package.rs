@@ -28,13 +28,14 @@
 //!   planted at that name is replaced, never followed, and other users of a shared temp
 //!   directory cannot read the archive.
 
-use std::io::Write;
+use std::io::{Read as _, Write};
 use std::os::fd::AsFd;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
 use super::code_search::listing::{self, Kind};
 use super::{success, Host, NativeTool, ToolError};
+use crate::core::budget::Budget;
 use crate::core::security::file_rules::{
     is_blocked_path, is_security_dir, resolve_checked, sanitize_for_message, Rules,
 };
@@ -90,6 +91,11 @@ pub const ARCHIVE_MODE: u32 = 0o600;
 /// Names quoted per warning at most (the count is always given).
 pub const MAX_NAMES_PER_WARNING: usize = 10;
 
+/// Bytes of file content one archive packs at most (ours: the reference packs everything):
+/// the file that would pass it and every one after it are left out, with a warning. The walk
+/// and the packing share one `core::budget` (wall clock and entries listed) too.
+pub const MAX_PACK_BYTES: u64 = 256 << 20;
+
 /// The tool's configuration.
 #[derive(Debug, Clone)]
 pub struct ZipPackage {
@@ -99,6 +105,8 @@ pub struct ZipPackage {
     pub temp_dir: PathBuf,
     /// Whether files with more than one hard link are packed (`allowHardLinks`; ours).
     pub allow_hard_links: bool,
+    /// Bytes of content packed at most ([`MAX_PACK_BYTES`]; smaller in tests).
+    pub max_pack_bytes: u64,
 }
 
 /// The planned archive.
@@ -155,6 +163,85 @@ pub struct Packed {
     pub warnings: Vec<String>,
 }
 
+/// The archive's temp file, as the zip writer sees it. Once a write or seek failed (a full
+/// disk), every later one writes nothing and succeeds, keeping the positions consistent: the
+/// writer, dropped unfinished on that error, then finalises into nothing instead of printing
+/// its failure to the worker's stderr (or panicking on a position it did not expect), and the
+/// temp file is removed with it.
+struct Quiet {
+    inner: tempfile::NamedTempFile,
+    failed: bool,
+    /// The position, and the furthest one reached (the length), once `failed`.
+    pos: u64,
+    end: u64,
+}
+
+impl Quiet {
+    fn new(inner: tempfile::NamedTempFile) -> Quiet {
+        Quiet {
+            inner,
+            failed: false,
+            pos: 0,
+            end: 0,
+        }
+    }
+
+    fn moved(&mut self, pos: u64) {
+        self.pos = pos;
+        self.end = self.end.max(pos);
+    }
+}
+
+impl Write for Quiet {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        if !self.failed {
+            match self.inner.write(buf) {
+                Ok(n) => {
+                    self.moved(self.pos + n as u64);
+                    return Ok(n);
+                }
+                Err(e) => {
+                    self.failed = true;
+                    return Err(e);
+                }
+            }
+        }
+        self.moved(self.pos + buf.len() as u64);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        if self.failed {
+            return Ok(());
+        }
+        self.inner.flush().inspect_err(|_| self.failed = true)
+    }
+}
+
+impl std::io::Seek for Quiet {
+    fn seek(&mut self, to: std::io::SeekFrom) -> std::io::Result<u64> {
+        if !self.failed {
+            match self.inner.seek(to) {
+                Ok(p) => {
+                    self.moved(p);
+                    return Ok(p);
+                }
+                Err(e) => {
+                    self.failed = true;
+                    return Err(e);
+                }
+            }
+        }
+        let p = match to {
+            std::io::SeekFrom::Start(p) => p,
+            std::io::SeekFrom::Current(d) => self.pos.saturating_add_signed(d),
+            std::io::SeekFrom::End(d) => self.end.saturating_add_signed(d),
+        };
+        self.moved(p);
+        Ok(p)
+    }
+}
+
 /// The name with everything but `[A-Za-z0-9_-]` removed.
 pub fn filter_name(raw: &[u8]) -> String {
     raw.iter()
@@ -201,7 +288,7 @@ fn lossy(b: &[u8]) -> std::borrow::Cow<'_, str> {
 /// descriptors opened beneath the root with no link crossed: folders are descended unless they
 /// are security folders, files whose workspace path is blocked are left out, links to files are
 /// kept to be judged when opened, links to folders are left out.
-pub fn collect(open: &OpenRoot, source: &str) -> Result<Collected, Refused> {
+pub fn collect(open: &OpenRoot, source: &str, budget: &Budget) -> Result<Collected, Refused> {
     let mut out = Collected::default();
     let dir = open.open_judged(
         source.as_bytes(),
@@ -210,16 +297,26 @@ pub fn collect(open: &OpenRoot, source: &str) -> Result<Collected, Refused> {
         HardLinks::Allow,
         &|_| false,
     )?;
-    walk(open, source.as_bytes(), &dir.file, &[], &mut out);
+    walk(open, source.as_bytes(), &dir.file, &[], &mut out, budget);
     out.entries.sort_by(|a, b| a.rel.cmp(&b.rel));
     Ok(out)
 }
 
-fn walk(open: &OpenRoot, source: &[u8], dir: &std::fs::File, rel: &[u8], out: &mut Collected) {
+fn walk(
+    open: &OpenRoot,
+    source: &[u8],
+    dir: &std::fs::File,
+    rel: &[u8],
+    out: &mut Collected,
+    budget: &Budget,
+) {
     let Some(entries) = listing::list_fd(dir.as_fd()) else {
         return;
     };
     for (name, kind) in entries {
+        if !budget.spend() {
+            return;
+        }
         let child = join(rel, &name);
         let in_workspace = join(source, &child);
         match kind {
@@ -234,7 +331,7 @@ fn walk(open: &OpenRoot, source: &[u8], dir: &std::fs::File, rel: &[u8], out: &m
                         false
                     })
                 {
-                    walk(open, source, &sub.file, &child, out);
+                    walk(open, source, &sub.file, &child, out, budget);
                 }
             }
             Kind::File | Kind::FileLink if is_blocked_path(&lossy(&in_workspace)) => {
@@ -298,6 +395,7 @@ impl ZipPackage {
             root,
             temp_dir: std::env::temp_dir(),
             allow_hard_links: false,
+            max_pack_bytes: MAX_PACK_BYTES,
         }
     }
 
@@ -322,7 +420,10 @@ impl ZipPackage {
             .refusal()
             .message
         };
-        let mut found = collect(&open, &input.source).map_err(refusal)?;
+        let budget = Budget::walk();
+        let mut found = collect(&open, &input.source, &budget).map_err(refusal)?;
+        let mut packed_bytes: u64 = 0;
+        let mut over_bytes = false;
         let hard_links = HardLinks::allowed(self.allow_hard_links);
         // A new file nobody else can have opened or linked: random name, O_CREAT | O_EXCL,
         // mode 0600; renamed over the archive's name once complete.
@@ -336,12 +437,15 @@ impl ZipPackage {
         tmp.as_file()
             .set_permissions(std::fs::Permissions::from_mode(ARCHIVE_MODE))
             .map_err(|_| cannot())?;
-        let mut zip = zip::ZipWriter::new(tmp);
+        let mut zip = zip::ZipWriter::new(Quiet::new(tmp));
         let opts = zip::write::SimpleFileOptions::default()
             .compression_method(zip::CompressionMethod::Deflated);
         let blocked = |real: &[u8]| is_blocked_path(&lossy(real));
         let mut files = 0;
         for entry in &found.entries {
+            if !budget.in_time() {
+                break;
+            }
             let in_workspace = join(input.source.as_bytes(), &entry.rel);
             let mut file =
                 match open.open_judged(&in_workspace, entry.link, Want::File, hard_links, &blocked)
@@ -364,12 +468,19 @@ impl ZipPackage {
                         continue;
                     }
                 };
+            let len = file.metadata().map(|m| m.len()).map_err(|_| cannot())?;
+            if packed_bytes.saturating_add(len) > self.max_pack_bytes {
+                over_bytes = true;
+                break;
+            }
+            packed_bytes += len;
             zip.start_file(format!("{}/{}", input.output_name, lossy(&entry.rel)), opts)
                 .map_err(|_| cannot())?;
-            std::io::copy(&mut file, &mut zip).map_err(|_| cannot())?;
+            // The length judged above, not more: a file growing meanwhile is cut there.
+            std::io::copy(&mut (&mut file).take(len), &mut zip).map_err(|_| cannot())?;
             files += 1;
         }
-        let mut tmp = zip.finish().map_err(|_| cannot())?;
+        let mut tmp = zip.finish().map_err(|_| cannot())?.inner;
         tmp.flush().map_err(|_| cannot())?;
         let size_bytes = tmp.as_file().metadata().map(|m| m.len()).unwrap_or(0);
         // rename(2): a link or file planted at the name is replaced, never followed.
@@ -378,7 +489,17 @@ impl ZipPackage {
             zip_path: zip_path.to_string_lossy().into_owned(),
             files,
             size_bytes,
-            warnings: warnings(&found.skipped),
+            warnings: {
+                let mut w = warnings(&found.skipped);
+                w.extend(budget.warning(NAME));
+                if over_bytes {
+                    w.push(format!(
+                        "zip_package: stopped before passing {} bytes of content; the archive holds only the first {files} file(s).",
+                        self.max_pack_bytes
+                    ));
+                }
+                w
+            },
         })
     }
 }

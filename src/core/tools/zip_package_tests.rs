@@ -282,3 +282,27 @@ fn warnings_quote_at_most_ten_names() {
     );
     assert!(warnings(&[]).is_empty());
 }
+
+#[test]
+fn content_cap_at_and_one_past_the_limit() {
+    let e = Env::new();
+    e.write("plug/a.txt", "aaaa");
+    e.write("plug/b.txt", "bbbb");
+    e.write("plug/c.txt", "cc");
+    let mut t = e.tool();
+    t.max_pack_bytes = 10;
+    let (v, entries) = e.pack(&mut t, "plug", "at");
+    assert_eq!(v["warnings"], serde_json::json!([]));
+    assert_eq!(entries.len(), 3);
+    t.max_pack_bytes = 9;
+    let (v, entries) = e.pack(&mut t, "plug", "past");
+    assert_eq!(v["data"]["files"], 2);
+    assert_eq!(entries.len(), 2);
+    assert_eq!(
+        v["warnings"],
+        serde_json::json!([
+            "zip_package: stopped before passing 9 bytes of content; the archive holds only the first 2 file(s)."
+        ])
+    );
+    assert_eq!(MAX_PACK_BYTES, 256 << 20);
+}

@@ -15,7 +15,9 @@ use ext_php_rs::flags::{ClassFlags, DataType, MethodFlags};
 use ext_php_rs::types::{ZendHashTable, ZendStr, Zval};
 use ext_php_rs::zend::{ClassEntry, ExecuteData};
 
-use super::super::contracts::{AUTHORIZABLE, AUTHORIZER};
+use super::super::contracts::{
+    catalogue_interface_ce, AUTHORIZABLE, AUTHORIZER, CATALOGUE_INTERFACE_NAME,
+};
 use super::super::zend::{self, ClassSlot, Frame, Pending};
 use crate::core::tools::catalogue;
 
@@ -407,6 +409,7 @@ pub fn register() -> ext_php_rs::error::Result<()> {
     let st = MethodFlags::Public | MethodFlags::Static;
     ClassBuilder::new(NAME)
         .flags(ClassFlags::Final)
+        .implements((catalogue_interface_ce, CATALOGUE_INTERFACE_NAME))
         .method(
             static_method("all", all_h).returns(DataType::Array, false, false),
             st,
