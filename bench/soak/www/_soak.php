@@ -4,7 +4,7 @@
 //   200 {"ok":true,"refusals":N,...}     every call answered as expected; N of them were the
 //                                         intended refusals the endpoint provokes;
 //   500 {"ok":false,"error":"..."}       anything else (a wrong answer, an unexpected exception).
-// The pool sets SOAK_WS (the workspace), SOAK_HTTP (the loopback server), SOAK_ROOT (the repo),
+// The pool sets SOAK_WS (the workspace), SOAK_HTTP (the loopback server),
 // SOAK_MYSQL_* (MariaDB, when there is one) and SOAK_INJECT (the self-check's faults).
 
 declare(strict_types=1);
