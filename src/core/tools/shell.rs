@@ -114,6 +114,11 @@ impl TempDir {
     }
 }
 
+/// The process's working directory (right for a host without a per-thread one).
+pub fn process_dir() -> Option<PathBuf> {
+    std::env::current_dir().ok()
+}
+
 /// A shell_exec tool: the policy, the inline caps, where spill files go, the runner's limits,
 /// and the kernel sandbox setting.
 #[derive(Debug, Clone)]
@@ -130,6 +135,10 @@ pub struct Shell {
     pub max_stderr: i64,
     /// Folder of the spill files (PHP's `sys_get_temp_dir()`).
     pub temp_dir: TempDir,
+    /// Where a policy with an empty cwd judges and runs commands: the host's working
+    /// directory (PHP's own, which a thread-safe PHP keeps per thread apart from the
+    /// process's); [`process_dir`] by default.
+    pub workdir: fn() -> Option<PathBuf>,
     /// Deadline and read ceiling.
     pub limits: Limits,
 }
@@ -224,8 +233,8 @@ fn cap(n: i64) -> usize {
 }
 
 impl Shell {
-    /// A tool with the spec's limits. A policy whose cwd is empty judges in the process's
-    /// current directory, looked up only when a command gets past the program checks.
+    /// A tool with the spec's limits. A policy whose cwd is empty judges in the working
+    /// directory ([`Shell::workdir`]), looked up only when a command gets past the program checks.
     pub fn new(policy: ShellPolicy, max_stdout: i64, max_stderr: i64, temp_dir: TempDir) -> Shell {
         let abi = kernel_abi();
         Shell {
@@ -236,8 +245,14 @@ impl Shell {
             max_stdout,
             max_stderr,
             temp_dir,
+            workdir: process_dir,
             limits: default_limits(),
         }
+    }
+
+    /// The working directory a policy with an empty cwd stands for ([`Shell::workdir`]).
+    fn here(&self) -> PathBuf {
+        (self.workdir)().unwrap_or_else(|| PathBuf::from("."))
     }
 
     /// `isMutating()`: whether this input needs human approval.
@@ -265,7 +280,7 @@ impl Shell {
             }
             Err(ShellError::NoCommand) => Err(ShellError::NoCommand),
             _ => {
-                let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
+                let cwd = self.here();
                 self.policy = self.policy.with_cwd(cwd);
                 self.policy.check(command)
             }
@@ -371,9 +386,7 @@ impl Shell {
     /// (reason `sensitive_*`) or None. Backs the reference's private `assertPathNotSensitive`.
     pub fn judge_path(&self, token: &str) -> Option<Denial> {
         let cwd = match self.policy.cwd() {
-            c if c.as_os_str().is_empty() => {
-                std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."))
-            }
+            c if c.as_os_str().is_empty() => self.here(),
             c => c.to_path_buf(),
         };
         let judge = ShellPolicy::new([PATH_JUDGE_PROGRAM], cwd);
