@@ -4,6 +4,7 @@ declare(strict_types=1);
 
 namespace PhpClawTests;
 
+use PhpClaw\Tools\CodeSearchTool;
 use PhpClaw\Tools\FileReadTool;
 use PhpClaw\Tools\FileWriteTool;
 use PhpClaw\Tools\ProjectTool;
@@ -89,6 +90,27 @@ final class ThreadSafetyTest extends TestCase
         self::assertSame('made', file_get_contents($root . '/made.txt'));
         $project = new \ReflectionProperty(ProjectTool::class, 'projectRoot');
         self::assertSame($this->dir, $project->getValue(new ProjectTool()));
+    }
+
+    public function testRelativeRootsResolveInPhpsWorkingDirectory(): void
+    {
+        $root = $this->dir . '/storage/phpclaw';
+        file_put_contents($root . '/needle.txt', "a needle here\n");
+        chdir($this->dir . '/storage');
+        foreach ([new FileReadTool('phpclaw'), new FileWriteTool('phpclaw')] as $tool) {
+            self::assertSame($root, $tool->workspaceRoot(), get_class($tool));
+        }
+        $read = self::decode((new FileReadTool('phpclaw'))->execute(['path' => 'needle.txt']));
+        self::assertTrue($read['success'], json_encode($read));
+        $found = self::decode((new CodeSearchTool('phpclaw'))->execute(['pattern' => 'needle']));
+        self::assertTrue($found['success'], json_encode($found));
+        self::assertStringContainsString('needle.txt', json_encode($found['data']));
+        // the same relative name from another folder is another root
+        mkdir($this->dir . '/other/phpclaw', 0755, true);
+        chdir($this->dir . '/other');
+        self::assertSame($this->dir . '/other/phpclaw', (new FileReadTool('phpclaw'))->workspaceRoot());
+        $this->expectExceptionMessage('File not found: needle.txt');
+        (new FileReadTool('phpclaw'))->execute(['path' => 'needle.txt']);
     }
 
     /**

@@ -54,6 +54,8 @@ fn register_all() -> ext_php_rs::error::Result<()> {
 
 extern "C" fn startup(_ty: i32, module_number: i32) -> i32 {
     ini::register(module_number);
+    // Relative paths in the core resolve against PHP's working directory (per thread in ZTS).
+    crate::core::workdir::set_lookup(zend::php_cwd);
     match register_all() {
         Ok(()) => 0,
         Err(e) => {

@@ -41,6 +41,7 @@ use crate::core::security::shell_policy::{
     HARD_READ_CEILING_BYTES, PROCESS_TIMEOUT_SECONDS,
 };
 use crate::core::value::{Array, Value};
+use crate::core::workdir;
 
 /// `name()`.
 pub const NAME: &str = "shell_exec";
@@ -114,11 +115,6 @@ impl TempDir {
     }
 }
 
-/// The process's working directory (right for a host without a per-thread one).
-pub fn process_dir() -> Option<PathBuf> {
-    std::env::current_dir().ok()
-}
-
 /// A shell_exec tool: the policy, the inline caps, where spill files go, the runner's limits,
 /// and the kernel sandbox setting.
 #[derive(Debug, Clone)]
@@ -137,7 +133,7 @@ pub struct Shell {
     pub temp_dir: TempDir,
     /// Where a policy with an empty cwd judges and runs commands: the host's working
     /// directory (PHP's own, which a thread-safe PHP keeps per thread apart from the
-    /// process's); [`process_dir`] by default.
+    /// process's): [`workdir::current`] by default.
     pub workdir: fn() -> Option<PathBuf>,
     /// Deadline and read ceiling.
     pub limits: Limits,
@@ -245,7 +241,7 @@ impl Shell {
             max_stdout,
             max_stderr,
             temp_dir,
-            workdir: process_dir,
+            workdir: workdir::current,
             limits: default_limits(),
         }
     }

@@ -124,7 +124,6 @@ fn config(this: &ZendObject, caps: bool) -> Result<Shell, Pending> {
         max_stderr,
         TempDir::Lookup(php_temp_dir),
     );
-    shell.workdir = zend::php_cwd;
     shell.sandbox = ini::shell_sandbox();
     shell.abi = ini::sandbox_abi();
     Ok(shell)
