@@ -259,8 +259,8 @@ impl Shell {
 
     /// [`ShellPolicy::check`] in the real working directory. With an empty configured cwd the
     /// command is first checked without one: the refusals that depend on the program alone
-    /// (metacharacter, hard-blocked, allowlist) are the same in any directory, since a program
-    /// path resolves against the process's own directory either way, so only a command that
+    /// (metacharacter, hard-blocked, allowlist) are the same in any directory (a relative
+    /// program path is resolved only once the directory is known), so only a command that
     /// gets past them costs the directory lookup and is judged again there.
     pub fn check(&mut self, command: &str) -> Result<Approved, ShellError> {
         let confined = self.confines();
