@@ -13,9 +13,10 @@ BUILD=$CACHE/php8.2-zts-build
 TARGET=$CACHE/target-zts
 APTDIR=$CACHE/apt-src
 STAMP=$PREFIX/.phpclaw-stamp
-# What the suite and PHPUnit 9.6 need and nothing more (the suite uses no mbstring, iconv,
-# openssl, zlib, phar or fileinfo; PHPUnit 9.6 runs without them). OPcache (always shared in
-# 8.2) is for the preload test, without its JIT; pcntl and posix for the process tests.
+# What the suite and PHPUnit 9.6 need and nothing more (no iconv, openssl, zlib, phar or
+# fileinfo: neither uses them). OPcache (always shared in 8.2) is for the preload test,
+# without its JIT; pcntl and posix for the process tests; mbstring, which only PHPUnit
+# wants, is added as a shared extension (build_mbstring).
 CONFIGURE=(--prefix="$PREFIX" --enable-zts --disable-all --enable-cli
     --disable-cgi --disable-phpdbg --without-pear --without-valgrind --enable-opcache
     --disable-opcache-jit --enable-ctype --enable-filter --enable-tokenizer --with-libxml
@@ -25,7 +26,7 @@ CONFIGURE=(--prefix="$PREFIX" --enable-zts --disable-all --enable-cli
 CFLAGS_ZTS="-O1 -g0"
 # Build dependencies of that configure line (the package's full Build-Depends pull in far more).
 BUILD_DEPS=(build-essential dpkg-dev autoconf bison re2c pkg-config libtool libxml2-dev
-    libsqlite3-dev)
+    libsqlite3-dev libonig-dev)
 
 [ "$(id -u)" = 0 ] || { echo "leg-zts: run as root" >&2; exit 1; }
 LEG_T0=$(date +%s)
