@@ -13,3 +13,4 @@ pub mod sandbox;
 pub mod security;
 pub mod tools;
 pub mod value;
+pub mod workdir;

@@ -54,6 +54,8 @@ fn register_all() -> ext_php_rs::error::Result<()> {
 
 extern "C" fn startup(_ty: i32, module_number: i32) -> i32 {
     ini::register(module_number);
+    // Relative paths in the core resolve against PHP's working directory (per thread in ZTS).
+    crate::core::workdir::set_lookup(zend::php_cwd);
     match register_all() {
         Ok(()) => 0,
         Err(e) => {
@@ -68,11 +70,28 @@ extern "C" fn shutdown(ty: i32, module_number: i32) -> i32 {
     0
 }
 
+/// Request start. Per-request state lives with objects (released by their `free_obj`) or in
+/// thread-locals cleared here, so a thread-safe PHP's long-lived threads start clean.
+extern "C" fn request_startup(_ty: i32, _module_number: i32) -> i32 {
+    router_identity::request_start();
+    0
+}
+
 extern "C" fn info(module: *mut ModuleEntry) {
     info_table_start!();
     info_table_row!("phpclaw support", "enabled");
     info_table_row!("Version", env!("CARGO_PKG_VERSION"));
     info_table_row!("Built for", env!("PHPCLAW_BUILT_FOR_PHP"));
+    // The headers the module was compiled against decide it (ext-php-rs's `php_zts`); PHP
+    // refuses to load a module whose thread safety differs from its own.
+    info_table_row!(
+        "Thread safety",
+        if ext_php_rs::PHP_ZTS {
+            "enabled"
+        } else {
+            "disabled"
+        }
+    );
     info_table_row!(
         "Native lifecycle traits",
         if TRAITS_REGISTERED.load(Ordering::Acquire) {
@@ -118,5 +137,6 @@ pub fn get_module(module: ModuleBuilder) -> ModuleBuilder {
     module
         .startup_function(startup)
         .shutdown_function(shutdown)
+        .request_startup_function(request_startup)
         .info_function(info)
 }

@@ -120,6 +120,19 @@ pub fn install(ce: &mut zend_class_entry) {
     ce.__bindgen_anon_2.create_object = Some(create_object);
 }
 
+/// Request start: forgets any snapshot a previous request on this thread left behind (its
+/// router's `free_obj` never ran, e.g. after a bailout). Its arrays died with that request's
+/// memory, so they are dropped unreleased; a new router could otherwise take the dead one's
+/// address and match its stale arrays. Under ZTS each thread has its own table, and a
+/// long-lived worker thread (FrankenPHP) runs this before each request it serves.
+pub fn request_start() {
+    let stale: Vec<Snapshot> = SNAPSHOTS
+        .try_with(|s| s.borrow_mut().drain().map(|(_, v)| v).collect())
+        .unwrap_or_default();
+    // Dropping a Snapshot leaves its ManuallyDrop zvals alone; only the Arc is let go.
+    drop(stale);
+}
+
 fn is_ours(obj: &ZendObject) -> bool {
     handlers().is_some_and(|h| ptr::eq(obj.handlers, h))
 }

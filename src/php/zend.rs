@@ -3,6 +3,7 @@
 //! Every `unsafe` block in the bindings lives here.
 
 use std::ffi::{c_char, c_int, CString};
+use std::os::unix::ffi::OsStringExt;
 use std::ptr;
 use std::sync::atomic::{AtomicPtr, Ordering};
 
@@ -47,6 +48,26 @@ extern "C" {
     fn cfg_get_entry(name: *const c_char, name_length: usize) -> *mut zval;
     fn php_log_err_with_severity(message: *const c_char, syslog_type: c_int);
     fn zval_add_ref(p: *mut zval);
+    fn virtual_getcwd(buf: *mut c_char, size: usize) -> *mut c_char;
+}
+
+/// PHP's working directory, as `getcwd()` in PHP answers. A thread-safe PHP keeps one per
+/// thread (its virtual cwd, which `chdir()` moves) and never moves the process's; a
+/// non-thread-safe PHP's `chdir()` moves the process's own, which is then the answer.
+pub fn php_cwd() -> Option<std::path::PathBuf> {
+    if !ext_php_rs::PHP_ZTS {
+        return std::env::current_dir().ok();
+    }
+    let mut buf = vec![0u8; 4096];
+    // SAFETY: the buffer is writable for its length; on success the function leaves a
+    // NUL-terminated path in it (the running thread's virtual cwd), on failure NULL.
+    let got = unsafe { virtual_getcwd(buf.as_mut_ptr().cast(), buf.len()) };
+    if got.is_null() {
+        return None;
+    }
+    let len = buf.iter().position(|&b| b == 0)?;
+    buf.truncate(len);
+    Some(std::ffi::OsString::from_vec(buf).into())
 }
 
 /// `ZEND_ACC_READONLY`: a property that can be initialised once, from its class scope.

@@ -427,7 +427,11 @@ impl ShellPolicy {
         if is_blocked_name(php_basename(program)) {
             return blocked();
         }
-        if program.contains('/') && program.len() <= RESOLVE_MAX_BYTES {
+        // A relative path is resolved only in a known directory: with an empty cwd (the first
+        // pass of `Shell::check`) it would resolve against the process's, which under a
+        // thread-safe PHP is not the one the command runs in.
+        let resolvable = program.starts_with('/') || !self.cwd.as_os_str().is_empty();
+        if resolvable && program.contains('/') && program.len() <= RESOLVE_MAX_BYTES {
             if let Ok(real) = self.cwd.join(program).canonicalize() {
                 let name = real.file_name().map(|n| n.to_string_lossy().into_owned());
                 if name.is_some_and(|n| is_blocked_name(&n)) {

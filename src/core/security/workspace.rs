@@ -424,7 +424,8 @@ impl Workspace {
         if given.parent().is_none() && given.has_root() {
             return Err(err(RootErrorKind::FilesystemRoot));
         }
-        let real = std::fs::canonicalize(given).map_err(|_| err(RootErrorKind::NotFound))?;
+        let real = std::fs::canonicalize(crate::core::workdir::absolute(given))
+            .map_err(|_| err(RootErrorKind::NotFound))?;
         if real.parent().is_none() {
             return Err(err(RootErrorKind::FilesystemRoot));
         }

@@ -123,7 +123,8 @@ pub fn workspace_root(root: Option<&str>, cwd: &str) -> String {
         None => format!("{cwd}/{DEFAULT_WORKSPACE_SUBPATH}"),
     };
     let raw = raw.trim_end_matches('/').to_string();
-    match fs::canonicalize(if raw.is_empty() { "/" } else { &raw }) {
+    let path = Path::new(if raw.is_empty() { "/" } else { &raw });
+    match fs::canonicalize(crate::core::workdir::absolute(path)) {
         Ok(p) if !raw.is_empty() => p.to_string_lossy().into_owned(),
         _ => raw,
     }

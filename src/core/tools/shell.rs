@@ -41,6 +41,7 @@ use crate::core::security::shell_policy::{
     HARD_READ_CEILING_BYTES, PROCESS_TIMEOUT_SECONDS,
 };
 use crate::core::value::{Array, Value};
+use crate::core::workdir;
 
 /// `name()`.
 pub const NAME: &str = "shell_exec";
@@ -130,6 +131,10 @@ pub struct Shell {
     pub max_stderr: i64,
     /// Folder of the spill files (PHP's `sys_get_temp_dir()`).
     pub temp_dir: TempDir,
+    /// Where a policy with an empty cwd judges and runs commands: the host's working
+    /// directory (PHP's own, which a thread-safe PHP keeps per thread apart from the
+    /// process's): [`workdir::current`] by default.
+    pub workdir: fn() -> Option<PathBuf>,
     /// Deadline and read ceiling.
     pub limits: Limits,
 }
@@ -176,14 +181,6 @@ pub fn command_bytes(input: &Value) -> Vec<u8> {
 /// A hook context array from (key, value) pairs, in order.
 pub fn hook_context<S: AsRef<str>>(pairs: &[(&str, S)]) -> Array {
     Array::from_pairs(pairs.iter().map(|(k, v)| (*k, Value::str(v.as_ref()))))
-}
-
-/// Refusals decided by the program token alone, whatever the working directory.
-pub fn is_program_refusal(reason: DenialReason) -> bool {
-    matches!(
-        reason,
-        DenialReason::Metacharacter | DenialReason::HardBlocked | DenialReason::NotInAllowlist
-    )
 }
 
 /// Fires `shell.denied` for a refusal, then fails with its message.
@@ -237,8 +234,8 @@ fn cap(n: i64) -> usize {
 }
 
 impl Shell {
-    /// A tool with the spec's limits. A policy whose cwd is empty judges in the process's
-    /// current directory, looked up only when a command gets past the program checks.
+    /// A tool with the spec's limits. A policy whose cwd is empty judges in the working
+    /// directory ([`Shell::workdir`]), looked up only when a command gets past the program checks.
     pub fn new(policy: ShellPolicy, max_stdout: i64, max_stderr: i64, temp_dir: TempDir) -> Shell {
         let abi = kernel_abi();
         Shell {
@@ -249,8 +246,14 @@ impl Shell {
             max_stdout,
             max_stderr,
             temp_dir,
+            workdir: workdir::current,
             limits: default_limits(),
         }
+    }
+
+    /// The working directory a policy with an empty cwd stands for ([`Shell::workdir`]).
+    fn here(&self) -> PathBuf {
+        (self.workdir)().unwrap_or_else(|| PathBuf::from("."))
     }
 
     /// `isMutating()`: whether this input needs human approval.
@@ -261,9 +264,9 @@ impl Shell {
 
     /// [`ShellPolicy::check`] in the real working directory. With an empty configured cwd the
     /// program refusals come first ([`ShellPolicy::program_check`]: metacharacter, hard-blocked,
-    /// allowlist), which are the same in any directory, since a program path resolves against
-    /// the process's own directory either way; only a command that gets past them costs the
-    /// directory lookup and is judged there.
+    /// allowlist), which are the same in any directory (a relative program path is resolved only
+    /// once the directory is known); only a command that gets past them costs the directory
+    /// lookup (PHP's working directory: the thread's own under ZTS) and is judged there.
     pub fn check(&mut self, command: &str) -> Result<Approved, ShellError> {
         let confined = self.confines();
         if self.policy.is_confined() != confined {
@@ -273,7 +276,7 @@ impl Shell {
             return self.policy.check(command);
         }
         self.policy.program_check(command)?;
-        let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
+        let cwd = self.here();
         self.policy = self.policy.with_cwd(cwd);
         self.policy.check(command)
     }
@@ -377,9 +380,7 @@ impl Shell {
     /// (reason `sensitive_*`) or None. Backs the reference's private `assertPathNotSensitive`.
     pub fn judge_path(&self, token: &str) -> Option<Denial> {
         let cwd = match self.policy.cwd() {
-            c if c.as_os_str().is_empty() => {
-                std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."))
-            }
+            c if c.as_os_str().is_empty() => self.here(),
             c => c.to_path_buf(),
         };
         let judge = ShellPolicy::new([PATH_JUDGE_PROGRAM], cwd);

@@ -107,9 +107,10 @@ use crate::core::lifecycle::{messages, CORE_CAPABILITY};
 use crate::core::tools::{Host, ToolError};
 use crate::core::value::{Array, Value};
 
-/// The process's working directory, where a tool without a configured root works.
+/// PHP's working directory (per thread in a thread-safe PHP), where a tool without a
+/// configured root works.
 pub fn cwd() -> String {
-    std::env::current_dir()
+    zend::php_cwd()
         .map(|p| p.to_string_lossy().into_owned())
         .unwrap_or_default()
 }

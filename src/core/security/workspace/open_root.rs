@@ -51,10 +51,17 @@ impl OpenRoot {
     /// The root for `given`: the open one when a `stat` of `given` still finds the same folder,
     /// else validated by [`Workspace::new`] (same refusals) and opened again.
     pub fn get(given: &str) -> Result<Arc<OpenRoot>, RootError> {
+        // A relative root is under the host's working directory (per thread in a thread-safe
+        // PHP): the table keys and stats it absolute; refusals still show it as given.
+        let shown = given;
+        let absolute = crate::core::workdir::absolute(std::path::Path::new(given))
+            .to_string_lossy()
+            .into_owned();
+        let given = absolute.as_str();
         if let Some(hit) = cached(given) {
             return Ok(hit);
         }
-        let ws = Workspace::new(given)?;
+        let ws = Workspace::new(shown)?;
         let root = ws.root().to_string_lossy().into_owned();
         let dir = open_dir(&root).filter(|(_, dev, ino)| same_dir(given, *dev, *ino));
         let open = Arc::new(OpenRoot {
