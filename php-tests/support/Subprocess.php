@@ -31,6 +31,23 @@ final class Subprocess
     }
 
     /**
+     * The PHPUnit script that runs this suite, for nested PHPUnit runs: they must use the same
+     * PHPUnit (9.6 on Debian 12, 11 on Debian 13), never one found by a fixed path.
+     */
+    public static function phpunit(): string
+    {
+        $script = realpath($_SERVER['argv'][0] ?? '');
+        if ($script === false || !is_file($script)) {
+            $script = getenv('PHPUNIT');
+        }
+        if (!is_string($script) || !is_file($script)) {
+            throw new \RuntimeException('cannot tell which PHPUnit runs the suite (set PHPUNIT)');
+        }
+
+        return $script;
+    }
+
+    /**
      * Run PHP code in a child that loads the module under test (with -n: no php.ini).
      *
      * @param list<string> $ini extra -d settings
