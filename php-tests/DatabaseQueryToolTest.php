@@ -144,6 +144,7 @@ final class DatabaseQueryToolTest extends TestCase
      * its driver (constructor never run) still gets the guard's refusal, not PHP's Error.
      * @dataProvider refused
      */
+    #[DataProvider('refused')]
     public function testGuardRefusesBeforeAskingTheDriver(string $sql): void
     {
         $pdo = new class ('sqlite::memory:') extends \PDO {

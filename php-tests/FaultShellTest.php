@@ -7,6 +7,7 @@ namespace PhpClawTests;
 use PhpClaw\Exceptions\ToolException;
 use PhpClaw\Tools\ShellTool;
 use PhpClawTests\Support\Files;
+use PHPUnit\Framework\Attributes\Group;
 use PHPUnit\Framework\TestCase;
 
 /**
@@ -83,6 +84,7 @@ final class FaultShellTest extends TestCase
     }
 
     /** @group unconfined */
+    #[Group('unconfined')]
     public function testAChildIgnoringSigtermIsKilledAtTheTimeout(): void
     {
         $script = $this->script('stubborn.sh', "trap '' TERM INT HUP\nwhile :; do sleep 1; done");
@@ -93,6 +95,7 @@ final class FaultShellTest extends TestCase
     }
 
     /** @group unconfined */
+    #[Group('unconfined')]
     public function testAGrandchildHoldingThePipeAfterTheChildExited(): void
     {
         // The child answers and exits at once; its background grandchild keeps stdout open.
@@ -104,6 +107,7 @@ final class FaultShellTest extends TestCase
     }
 
     /** @group unconfined */
+    #[Group('unconfined')]
     public function testASteadyFloodUnderTheCeilingEndsAtTheTimeout(): void
     {
         // About 1 MB/s on both streams: under the 10 MB ceiling in 5 s, so the clock ends it.
@@ -115,6 +119,7 @@ final class FaultShellTest extends TestCase
     }
 
     /** @group unconfined */
+    #[Group('unconfined')]
     public function testAFastFloodEndsAtTheCeilingAndTheGroupIsGone(): void
     {
         $script = $this->script('fast.sh', "(trap '' TERM; sleep 60) &\nwhile :; do head -c 1000000 /dev/zero; done");

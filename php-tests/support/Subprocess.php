@@ -47,6 +47,14 @@ final class Subprocess
         return $script;
     }
 
+    /** The configuration file for the PHPUnit that runs this suite (as run.sh picks it). */
+    public static function phpunitConfig(): string
+    {
+        $major = (int) \PHPUnit\Runner\Version::id();
+
+        return dirname(__DIR__) . ($major >= 10 ? '/phpunit11.xml' : '/phpunit.xml');
+    }
+
     /**
      * Run PHP code in a child that loads the module under test (with -n: no php.ini).
      *
