@@ -14,7 +14,7 @@ use PHPUnit\Framework\TestCase;
  * Fault: shell_exec children that misbehave. Each call must return at the 5 s timeout (or the
  * read ceiling) with a ToolException, and leave no process of the child's group alive: the
  * group is found in /proc by its id (the child leads its own group). Scripts as programs, so
- * these run in run.sh's unconfined pass (`@group unconfined`). ShellToolTest covers a sleeping
+ * these run in run.sh's unconfined pass (group `unconfined`). ShellToolTest covers a sleeping
  * grandchild at the timeout and output past the 10 MB ceiling.
  */
 final class FaultShellTest extends TestCase

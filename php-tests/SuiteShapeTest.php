@@ -8,7 +8,7 @@ use PHPUnit\Framework\Attributes\DataProvider;
 use PHPUnit\Framework\TestCase;
 use ReflectionClass;
 
-/** A class shaped the way the suite must not be: what SuiteShapeTest has to catch. */
+/** A class shaped the way the suite must not be: what SuiteShapeTest has to catch (@group x). */
 final class MisshapenSuiteFixture
 {
     /** @return iterable<array{int}> */
@@ -76,6 +76,11 @@ final class SuiteShapeTest extends TestCase
     public static function problems(ReflectionClass $class): array
     {
         $problems = [];
+        // PHPUnit 11 reads metadata from a class's doc comment too (and deprecates it there).
+        $mismatch = self::annotationMismatch((string) $class->getDocComment(), $class->getAttributes());
+        if ($mismatch !== null) {
+            $problems[] = $class->getShortName() . ": $mismatch";
+        }
         $final = array_map('strtolower', self::FINAL_IN_PHPUNIT_11);
         foreach ($class->getMethods() as $method) {
             if ($method->getDeclaringClass()->getName() !== $class->getName()) {
@@ -85,27 +90,12 @@ final class SuiteShapeTest extends TestCase
             if (in_array(strtolower($method->getName()), $final, true)) {
                 $problems[] = "$where: a final TestCase method in PHPUnit 11";
             }
-            preg_match_all('/@(dataProvider|group)\s+([\w-]+)/', (string) $method->getDocComment(), $m, PREG_SET_ORDER);
-            $annotations = [];
-            foreach ($m as [, $tag, $argument]) {
-                $annotations[] = ucfirst($tag) . "($argument)";
+            $mismatch = self::annotationMismatch((string) $method->getDocComment(), $method->getAttributes());
+            if ($mismatch !== null) {
+                $problems[] = "$where: $mismatch";
             }
-            $attributes = [];
-            foreach ($method->getAttributes() as $attribute) {
-                $short = substr(strrchr('\\' . $attribute->getName(), '\\'), 1);
-                if (in_array($short, ['DataProvider', 'Group'], true)) {
-                    $attributes[] = $short . '(' . implode(', ', $attribute->getArguments()) . ')';
-                }
-            }
-            sort($annotations);
-            sort($attributes);
-            if ($annotations !== $attributes) {
-                $problems[] = "$where: docblock [" . implode(' ', $annotations) . '] but attributes [' . implode(' ', $attributes) . ']';
-            }
-            foreach ($m as [, $tag, $provider]) {
-                if ($tag !== 'dataProvider') {
-                    continue;
-                }
+            preg_match_all('/@dataProvider\s+(\w+)/', (string) $method->getDocComment(), $m);
+            foreach ($m[1] as $provider) {
                 if (!$class->hasMethod($provider)) {
                     $problems[] = "$where: no provider $provider";
                 } elseif (!$class->getMethod($provider)->isStatic() || !$class->getMethod($provider)->isPublic()) {
@@ -117,9 +107,39 @@ final class SuiteShapeTest extends TestCase
         return $problems;
     }
 
+    /**
+     * How a doc comment's dataProvider and group annotations differ from the attributes beside
+     * them; null when they match.
+     *
+     * @param list<\ReflectionAttribute<object>> $attributeList
+     */
+    private static function annotationMismatch(string $doc, array $attributeList): ?string
+    {
+        preg_match_all('/@(dataProvider|group)\s+([\w-]+)/', $doc, $m, PREG_SET_ORDER);
+        $annotations = [];
+        foreach ($m as [, $tag, $argument]) {
+            $annotations[] = ucfirst($tag) . "($argument)";
+        }
+        $attributes = [];
+        foreach ($attributeList as $attribute) {
+            $short = substr((string) strrchr('\\' . $attribute->getName(), '\\'), 1);
+            if (in_array($short, ['DataProvider', 'Group'], true)) {
+                $attributes[] = $short . '(' . implode(', ', $attribute->getArguments()) . ')';
+            }
+        }
+        sort($annotations);
+        sort($attributes);
+        if ($annotations === $attributes) {
+            return null;
+        }
+
+        return 'docblock [' . implode(' ', $annotations) . '] but attributes [' . implode(' ', $attributes) . ']';
+    }
+
     public function testTheCheckFindsEachKindOfProblem(): void
     {
         self::assertSame([
+            'MisshapenSuiteFixture: docblock [Group(x)] but attributes []',
             'MisshapenSuiteFixture::testSomething: docblock [DataProvider(cases) Group(slow)] but attributes [DataProvider(cases)]',
             'MisshapenSuiteFixture::testSomething: provider cases is not public static',
             'MisshapenSuiteFixture::output: a final TestCase method in PHPUnit 11',
