@@ -27,10 +27,11 @@ RUSTUP_HOME="${RUSTUP_HOME:-$HOME/.rustup}"
 
 # What the build and the suite need inside the root: PHP 8.4 and PHPUnit, clang and libclang
 # for ext-php-rs's bindgen, and the programs the tests run (chattr from e2fsprogs makes files
-# immutable for the failed-write tests).
+# immutable for the failed-write tests; mount gives the full-disk tests their small tmpfs,
+# mounted in this script's private mount namespace).
 PACKAGES=(php8.4-cli php8.4-dev php8.4-sqlite3 php8.4-mysql php8.4-opcache phpunit
           clang libclang-dev gcc libc6-dev ca-certificates git gawk tree file ripgrep unzip
-          python3 openssl sqlite3 procps e2fsprogs)
+          python3 openssl sqlite3 procps e2fsprogs mount)
 
 # Where the host's folders appear inside the root.
 IN_REPO=/work/phpclaw
