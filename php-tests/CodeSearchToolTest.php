@@ -2,6 +2,7 @@
 
 declare(strict_types=1);
 
+use PHPUnit\Framework\Attributes\DataProvider;
 use PHPUnit\Framework\TestCase;
 use PhpClaw\Exceptions\ToolException;
 use PhpClaw\Tools\CodeSearchTool;
@@ -54,7 +55,7 @@ final class CodeSearchToolTest extends TestCase
     }
 
     /** @return array<string, array{string}> */
-    public function patterns(): array
+    public static function patterns(): array
     {
         return [
             'hash delim' => ['#al(?:pha)#'], 'braces nested' => ['{a{1}l}'], 'ungreedy' => ['/a.+?a/U'],
@@ -65,6 +66,7 @@ final class CodeSearchToolTest extends TestCase
     }
 
     /** @dataProvider patterns */
+    #[DataProvider('patterns')]
     public function testRegexMatchesTheLinesPregMatches(string $pattern): void
     {
         $expected = [];
@@ -79,7 +81,7 @@ final class CodeSearchToolTest extends TestCase
     }
 
     /** @return array<string, array{string}> */
-    public function refused(): array
+    public static function refused(): array
     {
         return [
             'bare' => ['beta|gamma'], 'alnum delim' => ['abca'], 'backslash' => ['\\a\\'], 'unclosed' => ['/abc'],
@@ -88,6 +90,7 @@ final class CodeSearchToolTest extends TestCase
     }
 
     /** @dataProvider refused */
+    #[DataProvider('refused')]
     public function testRefusedAsPhpRefuses(string $pattern): void
     {
         $this->assertFalse(@preg_match($pattern, ''));

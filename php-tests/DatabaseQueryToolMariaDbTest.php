@@ -7,6 +7,7 @@ namespace PhpClawTests;
 use PhpClaw\Exceptions\ToolException;
 use PhpClaw\Tools\DatabaseQueryTool;
 use PhpClawTests\Support\Subprocess;
+use PHPUnit\Framework\Attributes\DataProvider;
 use PHPUnit\Framework\TestCase;
 
 /**
@@ -167,6 +168,7 @@ final class DatabaseQueryToolMariaDbTest extends TestCase
     }
 
     /** @dataProvider mysqlTricks */
+    #[DataProvider('mysqlTricks')]
     public function testMysqlTricksRefusedBeforeTheServer(string $sql, string $message): void
     {
         $this->fill(3);

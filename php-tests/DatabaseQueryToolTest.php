@@ -12,6 +12,7 @@ use PhpClaw\Tools\Contracts\ToolRoutingInterface;
 use PhpClaw\Tools\DatabaseQueryTool;
 use PhpClaw\Tools\ToolRoutingMetadata;
 use PhpClawTests\Support\Subprocess;
+use PHPUnit\Framework\Attributes\DataProvider;
 use PHPUnit\Framework\TestCase;
 
 /**
@@ -124,6 +125,7 @@ final class DatabaseQueryToolTest extends TestCase
     }
 
     /** @dataProvider refused */
+    #[DataProvider('refused')]
     public function testGuardRefusesBeforeTheDatabase(string $sql): void
     {
         $pdo = self::pdo();
@@ -142,6 +144,7 @@ final class DatabaseQueryToolTest extends TestCase
      * its driver (constructor never run) still gets the guard's refusal, not PHP's Error.
      * @dataProvider refused
      */
+    #[DataProvider('refused')]
     public function testGuardRefusesBeforeAskingTheDriver(string $sql): void
     {
         $pdo = new class ('sqlite::memory:') extends \PDO {
@@ -567,6 +570,7 @@ final class DatabaseQueryToolTest extends TestCase
     }
 
     /** @dataProvider refusedFunctionsAndNames */
+    #[DataProvider('refusedFunctionsAndNames')]
     public function testFunctionAllowListAndRestrictedNames(string $sql, string $message): void
     {
         $pdo = self::pdo();

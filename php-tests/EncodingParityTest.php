@@ -10,6 +10,7 @@ use JsonSerializable;
 use PhpClaw\Exceptions\ToolException;
 use PhpClawTests\Fixtures\ContractTool;
 use PhpClawTests\Fixtures\CoreTool;
+use PHPUnit\Framework\Attributes\DataProvider;
 use PHPUnit\Framework\TestCase;
 use RuntimeException;
 use stdClass;
@@ -76,7 +77,7 @@ final class EncodingParityTest extends TestCase
     }
 
     /** @return iterable<string, array{array<mixed>}> */
-    public function table(): iterable
+    public static function table(): iterable
     {
         // shapes and key order
         yield 'empty array' => [[]];
@@ -166,7 +167,7 @@ final class EncodingParityTest extends TestCase
     }
 
     /** @return iterable<string, array{array<mixed>, int, string}> */
-    public function failures(): iterable
+    public static function failures(): iterable
     {
         yield 'NAN' => [['x' => NAN], JSON_ERROR_INF_OR_NAN, 'Inf and NaN cannot be JSON encoded'];
         yield 'INF' => [['x' => INF], JSON_ERROR_INF_OR_NAN, 'Inf and NaN cannot be JSON encoded'];
@@ -187,6 +188,7 @@ final class EncodingParityTest extends TestCase
      * @dataProvider table
      * @param array<mixed> $a
      */
+    #[DataProvider('table')]
     public function testCoreIsJsonEncodeByteForByte(array $a): void
     {
         $expected = json_encode($a, self::FLAGS | JSON_THROW_ON_ERROR);
@@ -197,6 +199,7 @@ final class EncodingParityTest extends TestCase
      * @dataProvider table
      * @param array<mixed> $a
      */
+    #[DataProvider('table')]
     public function testContractIsJsonEncodeOfTheDecodedArray(array $a): void
     {
         $expected = json_encode(self::decoded($a), self::FLAGS | JSON_THROW_ON_ERROR);
@@ -207,6 +210,7 @@ final class EncodingParityTest extends TestCase
      * @dataProvider table
      * @param array<mixed> $a
      */
+    #[DataProvider('table')]
     public function testSuccessEnvelopeOfEachRow(array $a): void
     {
         if (count($a) === 1 && is_array($a[0] ?? null) && str_contains(json_encode($a, self::FLAGS | JSON_PARTIAL_OUTPUT_ON_ERROR, 1024), str_repeat('[', 500))) {
@@ -235,6 +239,7 @@ final class EncodingParityTest extends TestCase
      * @dataProvider failures
      * @param array<mixed> $a
      */
+    #[DataProvider('failures')]
     public function testEncodeFailures(array $a, int $code, string $message): void
     {
         try {

@@ -6,6 +6,7 @@ namespace PhpClawTests;
 
 use PhpClaw\Exceptions\ToolException;
 use PhpClaw\Tools\HttpTool;
+use PhpClawTests\Support\Subprocess;
 use PHPUnit\Framework\TestCase;
 
 /**
@@ -88,7 +89,7 @@ PHP;
             return false;
         }
         $cmd = [PHP_BINARY, '-d', 'extension=' . PHPCLAW_MODULE, '-d', 'phpclaw.test_allow_loopback=1',
-            '/usr/bin/phpunit', '-c', __DIR__ . '/phpunit.xml', '--filter', '/::' . $test . '$/', __FILE__];
+            Subprocess::phpunit(), '-c', Subprocess::phpunitConfig(), '--filter', '/::' . $test . '$/', __FILE__];
         $p = proc_open($cmd, [0 => ['file', '/dev/null', 'r'], 1 => ['pipe', 'w'], 2 => ['pipe', 'w']], $pipes);
         $out = stream_get_contents($pipes[1]) . stream_get_contents($pipes[2]);
         $rc = proc_close($p);

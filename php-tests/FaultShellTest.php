@@ -7,13 +7,14 @@ namespace PhpClawTests;
 use PhpClaw\Exceptions\ToolException;
 use PhpClaw\Tools\ShellTool;
 use PhpClawTests\Support\Files;
+use PHPUnit\Framework\Attributes\Group;
 use PHPUnit\Framework\TestCase;
 
 /**
  * Fault: shell_exec children that misbehave. Each call must return at the 5 s timeout (or the
  * read ceiling) with a ToolException, and leave no process of the child's group alive: the
  * group is found in /proc by its id (the child leads its own group). Scripts as programs, so
- * these run in run.sh's unconfined pass (`@group unconfined`). ShellToolTest covers a sleeping
+ * these run in run.sh's unconfined pass (group `unconfined`). ShellToolTest covers a sleeping
  * grandchild at the timeout and output past the 10 MB ceiling.
  */
 final class FaultShellTest extends TestCase
@@ -83,6 +84,7 @@ final class FaultShellTest extends TestCase
     }
 
     /** @group unconfined */
+    #[Group('unconfined')]
     public function testAChildIgnoringSigtermIsKilledAtTheTimeout(): void
     {
         $script = $this->script('stubborn.sh', "trap '' TERM INT HUP\nwhile :; do sleep 1; done");
@@ -93,6 +95,7 @@ final class FaultShellTest extends TestCase
     }
 
     /** @group unconfined */
+    #[Group('unconfined')]
     public function testAGrandchildHoldingThePipeAfterTheChildExited(): void
     {
         // The child answers and exits at once; its background grandchild keeps stdout open.
@@ -104,6 +107,7 @@ final class FaultShellTest extends TestCase
     }
 
     /** @group unconfined */
+    #[Group('unconfined')]
     public function testASteadyFloodUnderTheCeilingEndsAtTheTimeout(): void
     {
         // About 1 MB/s on both streams: under the 10 MB ceiling in 5 s, so the clock ends it.
@@ -115,6 +119,7 @@ final class FaultShellTest extends TestCase
     }
 
     /** @group unconfined */
+    #[Group('unconfined')]
     public function testAFastFloodEndsAtTheCeilingAndTheGroupIsGone(): void
     {
         $script = $this->script('fast.sh', "(trap '' TERM; sleep 60) &\nwhile :; do head -c 1000000 /dev/zero; done");

@@ -16,6 +16,7 @@ use PhpClaw\Tools\FileReadTool;
 use PhpClaw\Tools\ToolRoutingMetadata;
 use PhpClawTests\Support\Subprocess;
 use PhpClawTests\Support\Files;
+use PHPUnit\Framework\Attributes\DataProvider;
 use PHPUnit\Framework\TestCase;
 
 /**
@@ -471,7 +472,7 @@ final class FileEditToolTest extends TestCase
     // ---- The sandbox -------------------------------------------------------------------
 
     /** @return array<string, array{string, string}> */
-    public function refusedPaths(): array
+    public static function refusedPaths(): array
     {
         return [
             'dot dot' => ['../escape.txt', 'file_edit: Path traversal detected: access denied.'],
@@ -504,6 +505,7 @@ final class FileEditToolTest extends TestCase
     /**
      * @dataProvider refusedPaths
      */
+    #[DataProvider('refusedPaths')]
     public function testRefusedPath(string $path, string $message): void
     {
         if (!str_contains($path, '..') && !str_starts_with($path, '/') && !str_contains($path, '\\') && !str_contains($message, 'not found')) {

@@ -6,6 +6,7 @@ namespace PhpClawTests;
 
 use PhpClaw\Exceptions\ToolException;
 use PhpClaw\Tools\FileReadTool;
+use PHPUnit\Framework\Attributes\DataProvider;
 use PHPUnit\Framework\TestCase;
 
 /**
@@ -169,6 +170,7 @@ final class FileReadToolReuseTest extends TestCase
     }
 
     /** @dataProvider sizes */
+    #[DataProvider('sizes')]
     public function testEverySizeAroundTheSampleAndTheCap(int $n): void
     {
         $text = substr(str_repeat("0123456789abcdef\n", intdiv($n, 17) + 1), 0, $n);

@@ -12,6 +12,7 @@ use PhpClaw\Tools\Contracts\ToolInterface;
 use PhpClaw\Tools\Contracts\ToolRoutingInterface;
 use PhpClaw\Tools\FileReadTool;
 use PhpClaw\Tools\ToolRoutingMetadata;
+use PHPUnit\Framework\Attributes\DataProvider;
 use PHPUnit\Framework\TestCase;
 
 /**
@@ -177,6 +178,7 @@ final class FileReadToolTest extends TestCase
     }
 
     /** @dataProvider badMaxBytes */
+    #[DataProvider('badMaxBytes')]
     public function testMaxBytesBelowOneIsRefused(int $max): void
     {
         $this->expectException(\InvalidArgumentException::class);
@@ -245,6 +247,7 @@ final class FileReadToolTest extends TestCase
     }
 
     /** @dataProvider readablePaths */
+    #[DataProvider('readablePaths')]
     public function testReadablePaths(string $file, string $asked): void
     {
         $this->put($file, 'ok:' . $file);
@@ -369,6 +372,7 @@ final class FileReadToolTest extends TestCase
     }
 
     /** @dataProvider emptyPaths */
+    #[DataProvider('emptyPaths')]
     public function testEmptyPathIsRefused(array $input, string $message): void
     {
         self::assertSame($message, $this->refusal($input)->getMessage());
@@ -403,6 +407,7 @@ final class FileReadToolTest extends TestCase
     }
 
     /** @dataProvider blockedPaths */
+    #[DataProvider('blockedPaths')]
     public function testBlockedNamesAndFolders(string $path, string $message): void
     {
         $this->put(str_replace('\\', '/', $path), 'x');
@@ -436,6 +441,7 @@ final class FileReadToolTest extends TestCase
     }
 
     /** @dataProvider escapingPaths */
+    #[DataProvider('escapingPaths')]
     public function testSandboxRefusals(string $path, string $message): void
     {
         mkdir($this->ws . '/a');
@@ -506,6 +512,7 @@ final class FileReadToolTest extends TestCase
     }
 
     /** @dataProvider symlinkCases */
+    #[DataProvider('symlinkCases')]
     public function testSymlinksAreRefusedByDefault(callable $make, string $path): void
     {
         $this->put('real.txt', 'linked');
@@ -651,6 +658,7 @@ final class FileReadToolTest extends TestCase
     }
 
     /** @dataProvider badRanges */
+    #[DataProvider('badRanges')]
     public function testBadOffsetOrLimitIsRefused(array $bad): void
     {
         $this->numbered(3);
@@ -681,6 +689,7 @@ final class FileReadToolTest extends TestCase
     }
 
     /** @dataProvider lineNumberFlags */
+    #[DataProvider('lineNumberFlags')]
     public function testLineNumbersFlagReadsLikeFilterVar(mixed $flag, bool $numbered): void
     {
         $this->numbered(1);

@@ -14,6 +14,7 @@ use PhpClaw\Tools\Contracts\ToolRoutingInterface;
 use PhpClaw\Tools\FileWriteTool;
 use PhpClaw\Tools\ToolRoutingMetadata;
 use PhpClawTests\Support\Files;
+use PHPUnit\Framework\Attributes\DataProvider;
 use PHPUnit\Framework\TestCase;
 
 /**
@@ -228,7 +229,7 @@ final class FileWriteToolTest extends TestCase
     }
 
     /** @return array<string, array{string, string}> */
-    public function refusedPaths(): array
+    public static function refusedPaths(): array
     {
         return [
             'dot dot' => ['../escape.txt', 'Path traversal detected: write access denied.'],
@@ -267,6 +268,7 @@ final class FileWriteToolTest extends TestCase
     /**
      * @dataProvider refusedPaths
      */
+    #[DataProvider('refusedPaths')]
     public function testRefusedPath(string $path, string $message): void
     {
         self::assertSame($message, $this->refusal(['path' => $path, 'content' => 'x']));

@@ -7,6 +7,8 @@ namespace PhpClawTests;
 use PhpClaw\Exceptions\ToolException;
 use PhpClaw\Tools\Contracts\MutatingToolInterface;
 use PhpClaw\Tools\HttpTool;
+use PhpClawTests\Support\Subprocess;
+use PHPUnit\Framework\Attributes\DataProvider;
 use PHPUnit\Framework\TestCase;
 
 /**
@@ -102,6 +104,7 @@ final class HttpToolTest extends TestCase
     }
 
     /** @dataProvider bypasses */
+    #[DataProvider('bypasses')]
     public function testBypassesAreRefused(string $url, string $message): void
     {
         self::assertSame($message, self::message(['url' => $url]));
@@ -126,7 +129,7 @@ final class HttpToolTest extends TestCase
     {
         if (ini_get('phpclaw.test_allow_loopback') !== '1') {
             $cmd = [PHP_BINARY, '-d', 'extension=' . self::moduleFile(), '-d', 'phpclaw.test_allow_loopback=1',
-                '/usr/bin/phpunit', '--filter', 'testAgainstLoopbackServer', __FILE__];
+                Subprocess::phpunit(), '--filter', 'testAgainstLoopbackServer', __FILE__];
             $p = proc_open($cmd, [1 => ['pipe', 'w'], 2 => ['pipe', 'w']], $pipes);
             $out = stream_get_contents($pipes[1]) . stream_get_contents($pipes[2]);
             $rc = proc_close($p);

@@ -27,6 +27,7 @@ use PhpClawTests\Fixtures\FixtureAuthorizer;
 use PhpClawTests\Fixtures\HookedContractTool;
 use PhpClawTests\Fixtures\HookedCoreTool;
 use PhpClawTests\Support\Subprocess;
+use PHPUnit\Framework\Attributes\DataProvider;
 use PHPUnit\Framework\TestCase;
 use PhpClawTests\Support\Heap;
 use ReflectionClass;
@@ -50,14 +51,14 @@ final class LifecycleTest extends TestCase
     private const FIXTURE = 'PhpClawTests\\Fixtures\\';
 
     /** @return iterable<string, array{class-string}> */
-    public function bindings(): iterable
+    public static function bindings(): iterable
     {
         yield 'contract' => [ContractTool::class];
         yield 'core' => [CoreTool::class];
     }
 
     /** @return iterable<string, array{class-string}> */
-    public function hookedBindings(): iterable
+    public static function hookedBindings(): iterable
     {
         yield 'contract' => [HookedContractTool::class];
         yield 'core' => [HookedCoreTool::class];
@@ -85,6 +86,7 @@ final class LifecycleTest extends TestCase
     /**
      * @dataProvider bindings
      */
+    #[DataProvider('bindings')]
     public function testHappyPathRunsEachStepOnceInOrder(string $class): void
     {
         $tool = new $class();
@@ -96,6 +98,7 @@ final class LifecycleTest extends TestCase
     /**
      * @dataProvider bindings
      */
+    #[DataProvider('bindings')]
     public function testPlanInputIsWhatTheOtherStepsReceive(string $class): void
     {
         $tool = new $class();
@@ -125,7 +128,7 @@ final class LifecycleTest extends TestCase
     }
 
     /** @return iterable<string, array{class-string, mixed}> */
-    public function planResults(): iterable
+    public static function planResults(): iterable
     {
         foreach (['contract' => ContractTool::class, 'core' => CoreTool::class] as $b => $class) {
             yield "$b string" => [$class, '{"early":true}'];
@@ -137,6 +140,7 @@ final class LifecycleTest extends TestCase
     /**
      * @dataProvider planResults
      */
+    #[DataProvider('planResults')]
     public function testPlanResultShortCircuits(string $class, string $result): void
     {
         $tool = new $class();
@@ -148,6 +152,7 @@ final class LifecycleTest extends TestCase
     /**
      * @dataProvider bindings
      */
+    #[DataProvider('bindings')]
     public function testPlanWithoutResultKeyCarriesOn(string $class): void
     {
         $tool = new $class();
@@ -160,6 +165,7 @@ final class LifecycleTest extends TestCase
     /**
      * @dataProvider bindings
      */
+    #[DataProvider('bindings')]
     public function testVerifyResultShortCircuits(string $class): void
     {
         $tool = new $class();
@@ -169,7 +175,7 @@ final class LifecycleTest extends TestCase
     }
 
     /** @return iterable<string, array{class-string, mixed, string}> */
-    public function malformedPlans(): iterable
+    public static function malformedPlans(): iterable
     {
         $input = '::plan() must return an array with an array "input" and a string or null "result".';
         $result = '::plan() must return an array whose "result" is a string or null.';
@@ -187,6 +193,7 @@ final class LifecycleTest extends TestCase
      * @dataProvider malformedPlans
      * @param array<string, mixed> $plan
      */
+    #[DataProvider('malformedPlans')]
     public function testMalformedPlanGivesAClearToolException(string $class, array $plan, string $message): void
     {
         $tool = new $class();
@@ -230,7 +237,7 @@ final class LifecycleTest extends TestCase
     }
 
     /** @return iterable<string, array{class-string}> */
-    public function toolFailuresWithoutPrevious(): iterable
+    public static function toolFailuresWithoutPrevious(): iterable
     {
         yield 'ToolException' => [ToolException::class];
         yield 'ShellDeniedException' => [ShellDeniedException::class];
@@ -240,6 +247,7 @@ final class LifecycleTest extends TestCase
     /**
      * @dataProvider toolFailuresWithoutPrevious
      */
+    #[DataProvider('toolFailuresWithoutPrevious')]
     public function testContractDoesNotRetryAToolExceptionWithoutPrevious(string $exceptionClass): void
     {
         $tool = new HookedContractTool();
@@ -277,7 +285,7 @@ final class LifecycleTest extends TestCase
     }
 
     /** @return iterable<string, array{class-string, int}> */
-    public function defaultAttempts(): iterable
+    public static function defaultAttempts(): iterable
     {
         yield 'contract' => [ContractTool::class, 1];
         yield 'core' => [CoreTool::class, 0];
@@ -286,13 +294,14 @@ final class LifecycleTest extends TestCase
     /**
      * @dataProvider defaultAttempts
      */
+    #[DataProvider('defaultAttempts')]
     public function testDefaultMaxRecoveryAttempts(string $class, int $attempts): void
     {
         self::assertSame($attempts, (new $class())->call('maxRecoveryAttempts'));
     }
 
     /** @return iterable<string, array{string}> */
-    public function failingSteps(): iterable
+    public static function failingSteps(): iterable
     {
         yield 'perform' => ['perform'];
         yield 'verify' => ['verify'];
@@ -302,6 +311,7 @@ final class LifecycleTest extends TestCase
     /**
      * @dataProvider failingSteps
      */
+    #[DataProvider('failingSteps')]
     public function testToolFailuresFromEachLaterStepAreRecovered(string $step): void
     {
         $tool = new ContractTool();
@@ -417,6 +427,7 @@ final class LifecycleTest extends TestCase
     /**
      * @dataProvider bindings
      */
+    #[DataProvider('bindings')]
     public function testDefaultRecoverAndIsRetryable(string $class): void
     {
         $tool = new $class();
@@ -434,7 +445,7 @@ final class LifecycleTest extends TestCase
     }
 
     /** @return iterable<string, array{class-string, Throwable}> */
-    public function otherFailures(): iterable
+    public static function otherFailures(): iterable
     {
         foreach (['contract' => ContractTool::class, 'core' => CoreTool::class] as $b => $class) {
             yield "$b RuntimeException" => [$class, new RuntimeException('r')];
@@ -448,6 +459,7 @@ final class LifecycleTest extends TestCase
     /**
      * @dataProvider otherFailures
      */
+    #[DataProvider('otherFailures')]
     public function testOtherFailuresPassThroughUntouched(string $class, Throwable $failure): void
     {
         foreach (['perform', 'verify', 'complete'] as $step) {
@@ -478,7 +490,7 @@ final class LifecycleTest extends TestCase
     // ------------------------------------------------------------------ exceptions from every callback
 
     /** @return iterable<string, array{class-string, string}> */
-    public function callbacks(): iterable
+    public static function callbacks(): iterable
     {
         $names = ['plan', 'perform', 'verify', 'complete', 'recover', 'maxRecoveryAttempts',
             'isRetryableInfrastructureFailure', 'runningInConsole', 'callerHasCapability',
@@ -493,6 +505,7 @@ final class LifecycleTest extends TestCase
     /**
      * @dataProvider callbacks
      */
+    #[DataProvider('callbacks')]
     public function testAnExceptionFromEachCallbackReachesTheCallerUnchanged(string $class, string $callback): void
     {
         $tool = new $class();
@@ -528,6 +541,7 @@ final class LifecycleTest extends TestCase
     /**
      * @dataProvider hookedBindings
      */
+    #[DataProvider('hookedBindings')]
     public function testAToolExceptionFromEncodeResultInsideCompleteIsRecovered(string $class): void
     {
         // A ToolException thrown while complete() runs is a tool failure like any other.
@@ -607,6 +621,7 @@ final class LifecycleTest extends TestCase
     /**
      * @dataProvider hookedBindings
      */
+    #[DataProvider('hookedBindings')]
     public function testSuccessGoesThroughAnEncodeResultOverride(string $class): void
     {
         $tool = new $class();
@@ -619,6 +634,7 @@ final class LifecycleTest extends TestCase
     /**
      * @dataProvider hookedBindings
      */
+    #[DataProvider('hookedBindings')]
     public function testEncodeResultOverrideReceivesTheEnvelopeArray(string $class): void
     {
         $tool = new $class();
@@ -643,6 +659,7 @@ final class LifecycleTest extends TestCase
     /**
      * @dataProvider hookedBindings
      */
+    #[DataProvider('hookedBindings')]
     public function testNativeHelpersGoThroughAnErrorOverride(string $class): void
     {
         $tool = new $class();
@@ -657,6 +674,7 @@ final class LifecycleTest extends TestCase
     /**
      * @dataProvider hookedBindings
      */
+    #[DataProvider('hookedBindings')]
     public function testGuardCapabilityOverrideWins(string $class): void
     {
         $tool = new $class();
@@ -668,6 +686,7 @@ final class LifecycleTest extends TestCase
     /**
      * @dataProvider hookedBindings
      */
+    #[DataProvider('hookedBindings')]
     public function testToolLabelOverrideIsUsedByLogExecutionError(string $class): void
     {
         $tool = new $class();
@@ -890,7 +909,7 @@ final class LifecycleTest extends TestCase
     // ------------------------------------------------------------------ guardCapability
 
     /** @return iterable<string, array{string, string}> */
-    public function subjects(): iterable
+    public static function subjects(): iterable
     {
         yield 'plain' => ['read files', 'read files'];
         yield 'quotes' => ['read "secret" files', 'read \"secret\" files'];
@@ -901,6 +920,7 @@ final class LifecycleTest extends TestCase
     /**
      * @dataProvider subjects
      */
+    #[DataProvider('subjects')]
     public function testContractGuardMessage(string $subject, string $inJson): void
     {
         $tool = new ContractTool();
@@ -916,6 +936,7 @@ final class LifecycleTest extends TestCase
     /**
      * @dataProvider subjects
      */
+    #[DataProvider('subjects')]
     public function testCoreGuardMessage(string $subject, string $inJson): void
     {
         $tool = new CoreTool();
@@ -953,7 +974,7 @@ final class LifecycleTest extends TestCase
     // ------------------------------------------------------------------ core binding and its authorizer
 
     /** @return iterable<string, array{?bool, ?bool, bool, bool}> */
-    public function authorizerCases(): iterable
+    public static function authorizerCases(): iterable
     {
         // allows, console => guard allows, eligible
         yield 'no authorizer' => [null, null, true, true];
@@ -966,6 +987,7 @@ final class LifecycleTest extends TestCase
     /**
      * @dataProvider authorizerCases
      */
+    #[DataProvider('authorizerCases')]
     public function testCoreWithAuthorizer(?bool $allows, ?bool $console, bool $allowed, bool $eligible): void
     {
         $tool = new CoreTool();
@@ -1059,7 +1081,7 @@ final class LifecycleTest extends TestCase
     // ------------------------------------------------------------------ rejectUnknownArguments
 
     /** @return iterable<string, array{array<mixed>, array<mixed>, ?string}> */
-    public function argumentCases(): iterable
+    public static function argumentCases(): iterable
     {
         yield 'all allowed' => [['a' => 1, 'b' => 2], ['a', 'b', 'c'], null];
         yield 'empty input' => [[], ['a'], null];
@@ -1085,6 +1107,7 @@ final class LifecycleTest extends TestCase
      * @param array<mixed> $input
      * @param array<mixed> $allowed
      */
+    #[DataProvider('argumentCases')]
     public function testRejectUnknownArguments(array $input, array $allowed, ?string $unknown): void
     {
         foreach ([new ContractTool(), new CoreTool()] as $tool) {
@@ -1132,7 +1155,7 @@ final class LifecycleTest extends TestCase
     // ------------------------------------------------------------------ validatePaging
 
     /** @return iterable<string, array{array<string, mixed>, ?string}> */
-    public function pagingCases(): iterable
+    public static function pagingCases(): iterable
     {
         yield 'absent' => [[], null];
         yield 'other keys only' => [['page' => 'x'], null];
@@ -1164,6 +1187,7 @@ final class LifecycleTest extends TestCase
      * @dataProvider pagingCases
      * @param array<string, mixed> $input
      */
+    #[DataProvider('pagingCases')]
     public function testValidatePaging(array $input, ?string $code): void
     {
         foreach ([new ContractTool(), new CoreTool()] as $tool) {
@@ -1200,6 +1224,7 @@ final class LifecycleTest extends TestCase
     /**
      * @dataProvider bindings
      */
+    #[DataProvider('bindings')]
     public function testSuccessEnvelope(string $class): void
     {
         $tool = new $class();
@@ -1210,7 +1235,7 @@ final class LifecycleTest extends TestCase
     }
 
     /** @return iterable<string, array{array<mixed>}> */
-    public function errorContexts(): iterable
+    public static function errorContexts(): iterable
     {
         yield 'none' => [[]];
         yield 'extra string keys' => [['hint' => 'h', 'field' => 'f']];
@@ -1226,6 +1251,7 @@ final class LifecycleTest extends TestCase
      * @dataProvider errorContexts
      * @param array<mixed> $context
      */
+    #[DataProvider('errorContexts')]
     public function testErrorEnvelopeMergesContextLikeArrayMerge(array $context): void
     {
         foreach ([new ContractTool(), new CoreTool()] as $tool) {
@@ -1243,6 +1269,7 @@ final class LifecycleTest extends TestCase
     /**
      * @dataProvider bindings
      */
+    #[DataProvider('bindings')]
     public function testErrorNamedArgumentsAndDefault(string $class): void
     {
         $tool = new $class();
@@ -1278,6 +1305,7 @@ final class LifecycleTest extends TestCase
     /**
      * @dataProvider bindings
      */
+    #[DataProvider('bindings')]
     public function testEncodeFailureIsAToolExceptionWithAJsonExceptionPrevious(string $class): void
     {
         $tool = new $class();
@@ -1301,6 +1329,7 @@ final class LifecycleTest extends TestCase
     /**
      * @dataProvider bindings
      */
+    #[DataProvider('bindings')]
     public function testEncodeFailureFromSuccess(string $class): void
     {
         $tool = new $class();
@@ -1347,6 +1376,7 @@ final class LifecycleTest extends TestCase
     /**
      * @dataProvider bindings
      */
+    #[DataProvider('bindings')]
     public function testLogExecutionErrorWritesToTheErrorLog(string $class): void
     {
         $tool = new $class();
@@ -1397,6 +1427,7 @@ final class LifecycleTest extends TestCase
     /**
      * @dataProvider bindings
      */
+    #[DataProvider('bindings')]
     public function testExamplesIsAnEmptyStaticList(string $class): void
     {
         self::assertSame([], $class::examples());
@@ -1409,7 +1440,7 @@ final class LifecycleTest extends TestCase
     // ------------------------------------------------------------------ reflection and calling conventions
 
     /** @return iterable<string, array{class-string, string, bool}> */
-    public function internalMethods(): iterable
+    public static function internalMethods(): iterable
     {
         $native = ['execute', 'maxRecoveryAttempts', 'toolLabel', 'guardCapability', 'rejectUnknownArguments', 'validatePaging',
             'recover', 'isRetryableInfrastructureFailure', 'success', 'error', 'encodeResult', 'decodeEntitiesRecursively',
@@ -1432,6 +1463,7 @@ final class LifecycleTest extends TestCase
     /**
      * @dataProvider internalMethods
      */
+    #[DataProvider('internalMethods')]
     public function testMethodsAreNative(string $class, string $method, bool $internal): void
     {
         $m = new ReflectionMethod($class, $method);
@@ -1465,7 +1497,7 @@ final class LifecycleTest extends TestCase
     }
 
     /** @return iterable<string, array{string, list<mixed>, string}> */
-    public function typeErrors(): iterable
+    public static function typeErrors(): iterable
     {
         yield 'execute string' => ['execute', ['x'], 'execute(): Argument #1 ($input) must be of type array, string given'];
         yield 'execute null' => ['execute', [null], 'execute(): Argument #1 ($input) must be of type array, null given'];
@@ -1494,6 +1526,7 @@ final class LifecycleTest extends TestCase
      * @dataProvider typeErrors
      * @param list<mixed> $args
      */
+    #[DataProvider('typeErrors')]
     public function testTypeErrorsUsePhpsStandardMessage(string $method, array $args, string $message): void
     {
         foreach ([ContractTool::class, CoreTool::class] as $class) {
@@ -1515,7 +1548,7 @@ final class LifecycleTest extends TestCase
     }
 
     /** @return iterable<string, array{mixed}> */
-    public function weakInts(): iterable
+    public static function weakInts(): iterable
     {
         yield 'int' => [5];
         yield 'numeric string' => ['50'];
@@ -1530,13 +1563,14 @@ final class LifecycleTest extends TestCase
      *
      * @dataProvider weakInts
      */
+    #[DataProvider('weakInts')]
     public function testWeakModeIntCoercionMatchesPhp(mixed $maxLimit): void
     {
         $this->assertWeakIntLike($maxLimit);
     }
 
     /** @return iterable<string, array{mixed}> */
-    public function weakIntsKnownBad(): iterable
+    public static function weakIntsKnownBad(): iterable
     {
         yield 'trailing whitespace' => ['50 '];
         yield 'integral float string' => ['50.0'];
@@ -1546,6 +1580,7 @@ final class LifecycleTest extends TestCase
     /**
      * @dataProvider weakIntsKnownBad
      */
+    #[DataProvider('weakIntsKnownBad')]
     public function testWeakModeNumericStringsMatchPhp(mixed $maxLimit): void
     {
         $this->assertWeakIntLike($maxLimit);
@@ -1560,7 +1595,7 @@ final class LifecycleTest extends TestCase
     }
 
     /** @return iterable<string, array{mixed}> */
-    public function weakIntsRefused(): iterable
+    public static function weakIntsRefused(): iterable
     {
         yield 'word' => ['five'];
         yield 'hex' => ['0x1A'];
@@ -1574,6 +1609,7 @@ final class LifecycleTest extends TestCase
     /**
      * @dataProvider weakIntsRefused
      */
+    #[DataProvider('weakIntsRefused')]
     public function testWeakModeRefusesWhatPhpRefuses(mixed $maxLimit): void
     {
         try {
@@ -1591,7 +1627,7 @@ final class LifecycleTest extends TestCase
     }
 
     /** @return iterable<string, array{mixed}> */
-    public function weakStrings(): iterable
+    public static function weakStrings(): iterable
     {
         yield 'int' => [42];
         yield 'float' => [1.5];
@@ -1605,13 +1641,14 @@ final class LifecycleTest extends TestCase
     /**
      * @dataProvider weakStrings
      */
+    #[DataProvider('weakStrings')]
     public function testWeakModeStringCoercionMatchesPhp(mixed $subject): void
     {
         $this->assertWeakStringLike($subject);
     }
 
     /** @return iterable<string, array{mixed}> */
-    public function weakStringsKnownBad(): iterable
+    public static function weakStringsKnownBad(): iterable
     {
         yield 'float needing 17 digits' => [0.1 + 0.2];
         yield 'large float' => [1.2345678901234568E+17];
@@ -1626,6 +1663,7 @@ final class LifecycleTest extends TestCase
     /**
      * @dataProvider weakStringsKnownBad
      */
+    #[DataProvider('weakStringsKnownBad')]
     public function testWeakModeStringCoercionKnownBugs(mixed $subject): void
     {
         $this->assertWeakStringLike($subject);
@@ -1641,7 +1679,7 @@ final class LifecycleTest extends TestCase
     }
 
     /** @return iterable<string, array{string, list<mixed>, string}> */
-    public function argumentCounts(): iterable
+    public static function argumentCounts(): iterable
     {
         yield 'execute none' => ['execute', [], 'execute() expects exactly 1 argument, 0 given'];
         yield 'execute two' => ['execute', [[], []], 'execute() expects exactly 1 argument, 2 given'];
@@ -1655,6 +1693,7 @@ final class LifecycleTest extends TestCase
      * @dataProvider argumentCounts
      * @param list<mixed> $args
      */
+    #[DataProvider('argumentCounts')]
     public function testArgumentCountErrorsUsePhpsStandardMessage(string $method, array $args, string $message): void
     {
         try {

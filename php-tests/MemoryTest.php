@@ -19,6 +19,7 @@ use PhpClaw\Tools\ToolInput;
 use PhpClaw\Tools\ToolRegistry;
 use PhpClaw\Tools\ToolRouter;
 use PhpClaw\Tools\ZipPackagerTool;
+use PHPUnit\Framework\Attributes\DataProvider;
 use PHPUnit\Framework\TestCase;
 use PhpClawTests\Support\Files;
 use PhpClawTests\Support\Heap;
@@ -84,6 +85,7 @@ final class MemoryTest extends TestCase
      * @dataProvider calls
      * @param \Closure(): object $make
      */
+    #[DataProvider('calls')]
     public function testRepeatedCallsDoNotGrowTheHeap(\Closure $make, array $input, int $times): void
     {
         if (getenv('USE_ZEND_ALLOC') === '0') {

@@ -6,6 +6,9 @@ namespace PhpClawTests\Remote;
 
 use PhpClaw\Tools\Contracts\ToolInterface;
 use PhpClaw\Tools\RemoteToolActivator;
+use PhpClawTests\Support\Subprocess;
+use PHPUnit\Framework\Attributes\DataProvider;
+use PHPUnit\Framework\Attributes\Group;
 use PHPUnit\Framework\TestCase;
 
 /** A named tool, nothing more. */
@@ -320,10 +323,9 @@ PY;
         }
         $certDir = $this->cacheBase . '/certs';
         $certs = self::certificates($certDir);
-        $phpunit = realpath($_SERVER['argv'][0] ?? '') ?: '/usr/bin/phpunit';
         $cmd = [PHP_BINARY, '-d', 'extension=' . self::moduleFile(),
             '-d', 'phpclaw.test_allow_loopback=1', '-d', 'phpclaw.test_ca_file=' . $certs['ca'],
-            $phpunit, '--no-configuration', '--group', 'loopback-https', __FILE__];
+            Subprocess::phpunit(), '--no-configuration', '--group', 'loopback-https', __FILE__];
         $started = microtime(true);
         $p = proc_open($cmd, [0 => ['pipe', 'r'], 1 => ['pipe', 'w'], 2 => ['pipe', 'w']], $pipes);
         fclose($pipes[0]);
@@ -380,7 +382,7 @@ PY;
     }
 
     /** @return iterable<string, array{string, string}> */
-    public function refusedUrls(): iterable
+    public static function refusedUrls(): iterable
     {
         yield 'http' => ['http://example.com/profile.json', 'HTTPS required, skipped: http://example.com/profile.json'];
         yield 'no scheme' => ['example.com/profile.json', 'HTTPS required, skipped: example.com/profile.json'];
@@ -394,6 +396,7 @@ PY;
     /**
      * @dataProvider refusedUrls
      */
+    #[DataProvider('refusedUrls')]
     public function testRefusedUrlsLogAWarningAndGiveNull(string $url, string $message): void
     {
         self::assertNull(RemoteToolActivator::fetch($url));
@@ -481,6 +484,7 @@ PY;
     /**
      * @group loopback-https
      */
+    #[Group('loopback-https')]
     public function testAGoodProfileIsFetchedAndCachedPrivately(): void
     {
         $this->startServer($this->requireLoopbackIni());
@@ -504,6 +508,7 @@ PY;
     /**
      * @group loopback-https
      */
+    #[Group('loopback-https')]
     public function testACacheHitDoesNotContactTheServer(): void
     {
         $this->startServer($this->requireLoopbackIni(), own: true);
@@ -529,6 +534,7 @@ PY;
     /**
      * @group loopback-https
      */
+    #[Group('loopback-https')]
     public function testTheCacheFollowsPhpclawCacheDir(): void
     {
         $this->startServer($this->requireLoopbackIni());
@@ -539,7 +545,7 @@ PY;
     }
 
     /** @return iterable<string, array{string, string}> */
-    public function failingPaths(): iterable
+    public static function failingPaths(): iterable
     {
         yield 'redirect' => ['/redirect.json', 'fetch failed or >64KB: %s'];
         yield 'redirect carrying a profile' => ['/redirect-with-profile.json', 'fetch failed or >64KB: %s'];
@@ -553,6 +559,8 @@ PY;
      * @group loopback-https
      * @dataProvider failingPaths
      */
+    #[Group('loopback-https')]
+    #[DataProvider('failingPaths')]
     public function testAFailureLeavesTheToolListUntouched(string $path, string $message): void
     {
         $this->startServer($this->requireLoopbackIni());
@@ -569,6 +577,7 @@ PY;
     /**
      * @group loopback-https
      */
+    #[Group('loopback-https')]
     public function testExactly64KbIsAccepted(): void
     {
         $this->startServer($this->requireLoopbackIni());
@@ -580,6 +589,7 @@ PY;
     /**
      * @group loopback-https
      */
+    #[Group('loopback-https')]
     public function testASlowServerTimesOutAfterFiveSeconds(): void
     {
         $this->startServer($this->requireLoopbackIni());
@@ -597,6 +607,7 @@ PY;
     /**
      * @group loopback-https
      */
+    #[Group('loopback-https')]
     public function testSeveralProfilesApplyInOrderAndTheBudgetRule(): void
     {
         $this->startServer($this->requireLoopbackIni());
@@ -612,6 +623,7 @@ PY;
     /**
      * @group loopback-https
      */
+    #[Group('loopback-https')]
     public function testHttpIsRefusedEvenOnLoopback(): void
     {
         $this->startServer($this->requireLoopbackIni());
@@ -624,6 +636,7 @@ PY;
     /**
      * @group loopback-https
      */
+    #[Group('loopback-https')]
     public function testTheSettingFreesLoopbackOnly(): void
     {
         $this->startServer($this->requireLoopbackIni());
@@ -637,6 +650,7 @@ PY;
     /**
      * @group loopback-https
      */
+    #[Group('loopback-https')]
     public function testTheCertificateIsVerified(): void
     {
         $certDir = $this->requireLoopbackIni();

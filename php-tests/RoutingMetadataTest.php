@@ -7,7 +7,9 @@ namespace PhpClawTests;
 use ArgumentCountError;
 use Error;
 use PhpClaw\Tools\ToolRoutingMetadata;
+use PhpClawTests\Support\ReadonlyProbe;
 use PhpClawTests\Support\Subprocess;
+use PHPUnit\Framework\Attributes\DataProvider;
 use PHPUnit\Framework\TestCase;
 use ReflectionClass;
 use ReflectionProperty;
@@ -64,7 +66,7 @@ final class RoutingMetadataTest extends TestCase
     }
 
     /** @return iterable<string, array{string}> */
-    public function fields(): iterable
+    public static function fields(): iterable
     {
         foreach (self::FIELDS as $field) {
             yield $field => [$field];
@@ -74,6 +76,7 @@ final class RoutingMetadataTest extends TestCase
     /**
      * @dataProvider fields
      */
+    #[DataProvider('fields')]
     public function testPropertiesArePublicReadonlyArrays(string $field): void
     {
         $p = new ReflectionProperty(ToolRoutingMetadata::class, $field);
@@ -86,44 +89,57 @@ final class RoutingMetadataTest extends TestCase
     /**
      * @dataProvider fields
      */
+    #[DataProvider('fields')]
     public function testAssignmentIsRefused(string $field): void
     {
         $m = new ToolRoutingMetadata();
         $this->expectException(Error::class);
-        $this->expectExceptionMessage("Cannot modify readonly property PhpClaw\\Tools\\ToolRoutingMetadata::\$$field");
+        $this->expectExceptionMessage(ReadonlyProbe::message(static function (ReadonlyProbe $p): void {
+            $p->value = ['x'];
+        }, ToolRoutingMetadata::class, $field));
         $m->$field = ['x'];
     }
 
     /**
      * @dataProvider fields
      */
+    #[DataProvider('fields')]
     public function testAppendIsRefused(string $field): void
     {
         $m = new ToolRoutingMetadata();
         $this->expectException(Error::class);
-        $this->expectExceptionMessage("Cannot modify readonly property PhpClaw\\Tools\\ToolRoutingMetadata::\$$field");
+        $this->expectExceptionMessage(ReadonlyProbe::message(static function (ReadonlyProbe $p): void {
+            $p->value[] = 'x';
+        }, ToolRoutingMetadata::class, $field));
         $m->$field[] = 'x';
     }
 
     /**
      * @dataProvider fields
      */
+    #[DataProvider('fields')]
     public function testUnsetIsRefused(string $field): void
     {
         $m = new ToolRoutingMetadata();
         $this->expectException(Error::class);
-        $this->expectExceptionMessage("Cannot unset readonly property PhpClaw\\Tools\\ToolRoutingMetadata::\$$field");
+        $this->expectExceptionMessage(ReadonlyProbe::message(static function (ReadonlyProbe $p): void {
+            unset($p->value);
+        }, ToolRoutingMetadata::class, $field));
         unset($m->$field);
     }
 
     /**
      * @dataProvider fields
      */
+    #[DataProvider('fields')]
     public function testReferenceIsRefused(string $field): void
     {
         $m = new ToolRoutingMetadata();
         $this->expectException(Error::class);
-        $this->expectExceptionMessage("Cannot modify readonly property PhpClaw\\Tools\\ToolRoutingMetadata::\$$field");
+        $this->expectExceptionMessage(ReadonlyProbe::message(static function (ReadonlyProbe $p): void {
+            $ref = &$p->value;
+            $ref[] = 'x';
+        }, ToolRoutingMetadata::class, $field));
         $ref = &$m->$field;
         $ref[] = 'x';
     }
@@ -131,11 +147,14 @@ final class RoutingMetadataTest extends TestCase
     public function testCallingTheConstructorAgainIsRefused(): void
     {
         $m = new ToolRoutingMetadata(['a']);
+        $expected = ReadonlyProbe::message(static function (ReadonlyProbe $p): void {
+            $p->__construct(['b']);
+        }, ToolRoutingMetadata::class, 'domains');
         try {
             $m->__construct(['b']);
             self::fail('re-construction succeeded');
         } catch (Error $e) {
-            self::assertSame('Cannot modify readonly property PhpClaw\Tools\ToolRoutingMetadata::$domains', $e->getMessage());
+            self::assertSame($expected, $e->getMessage());
         }
         self::assertSame(['a'], $m->domains);
     }
@@ -154,7 +173,7 @@ final class RoutingMetadataTest extends TestCase
     }
 
     /** @return iterable<string, array{array<string, array<mixed>>, bool}> */
-    public function emptiness(): iterable
+    public static function emptiness(): iterable
     {
         yield 'nothing' => [[], true];
         yield 'explicit empties' => [['domains' => [], 'tags' => [], 'intents' => [], 'examples' => []], true];
@@ -170,13 +189,14 @@ final class RoutingMetadataTest extends TestCase
      * @dataProvider emptiness
      * @param array<string, array<mixed>> $args
      */
+    #[DataProvider('emptiness')]
     public function testIsEmpty(array $args, bool $empty): void
     {
         self::assertSame($empty, (new ToolRoutingMetadata(...$args))->isEmpty());
     }
 
     /** @return iterable<string, array{array<string, mixed>, string}> */
-    public function wrongTypes(): iterable
+    public static function wrongTypes(): iterable
     {
         yield 'string domains' => [['domains' => 'cache'], 'Argument #1 ($domains) must be of type array, string given'];
         yield 'int tags' => [['tags' => 1], 'Argument #2 ($tags) must be of type array, int given'];
@@ -190,6 +210,7 @@ final class RoutingMetadataTest extends TestCase
      * @dataProvider wrongTypes
      * @param array<string, mixed> $args
      */
+    #[DataProvider('wrongTypes')]
     public function testWrongTypesRaiseTypeError(array $args, string $message): void
     {
         $this->expectException(TypeError::class);

@@ -9,6 +9,7 @@ use PhpClaw\Exceptions\ToolException;
 use PhpClaw\Tools\ShellTool;
 use PhpClawTests\Support\Files;
 use PhpClawTests\Support\Subprocess;
+use PHPUnit\Framework\Attributes\DataProvider;
 use PHPUnit\Framework\TestCase;
 
 /**
@@ -89,6 +90,7 @@ final class ShellSandboxTest extends TestCase
     }
 
     /** @dataProvider recursiveReads */
+    #[DataProvider('recursiveReads')]
     public function testRecursiveReadsNeverShowABlockedFile(string $command): void
     {
         if (!self::landlock()) {
@@ -140,6 +142,7 @@ final class ShellSandboxTest extends TestCase
     }
 
     /** @dataProvider otherReaders */
+    #[DataProvider('otherReaders')]
     public function testOtherProgramsNeverShowASecret(string $command): void
     {
         $program = strtok($command, ' ');
@@ -221,6 +224,7 @@ final class ShellSandboxTest extends TestCase
     }
 
     /** @dataProvider programStarters */
+    #[DataProvider('programStarters')]
     public function testNoOptionCanStartAnotherProgramEvenWithTheArgumentChecksOff(string $program, string $command): void
     {
         if (!self::landlock()) {
@@ -303,6 +307,7 @@ final class ShellSandboxTest extends TestCase
     }
 
     /** @dataProvider settings */
+    #[DataProvider('settings')]
     public function testTheSettingIsShownByPhpRi(string $value, string $shown): void
     {
         $r = Subprocess::withModule('<?php (new ReflectionExtension("phpclaw"))->info();', ["phpclaw.shell_sandbox=$value"]);

@@ -15,6 +15,9 @@ use PhpClaw\Tools\Contracts\ToolRoutingInterface;
 use PhpClaw\Tools\ShellTool;
 use PhpClaw\Tools\ToolMutability;
 use PhpClaw\Tools\ToolRoutingMetadata;
+use PhpClawTests\Support\ReadonlyProbe;
+use PHPUnit\Framework\Attributes\DataProvider;
+use PHPUnit\Framework\Attributes\Group;
 use PHPUnit\Framework\TestCase;
 
 /**
@@ -78,7 +81,7 @@ final class ShellToolTest extends TestCase
         return json_decode($json, true, 512, JSON_THROW_ON_ERROR);
     }
 
-    private function output(ShellTool $tool, string $command): string
+    private function commandOutput(ShellTool $tool, string $command): string
     {
         return self::decode($tool->execute(['command' => $command]))['data']['output'];
     }
@@ -233,7 +236,7 @@ final class ShellToolTest extends TestCase
         $tool = new ShellTool(maxStdoutBytes: 10, allowlist: ['echo', 7, 'x' => 'pwd']);
         self::assertSame(['echo', 7, 'x' => 'pwd'], $tool->allowlist());
         self::assertSame([10, 10000], [$tool->maxStdoutBytes(), $tool->maxStderrBytes()]);
-        self::assertSame('hi', $this->output($tool, 'echo hi'));
+        self::assertSame('hi', $this->commandOutput($tool, 'echo hi'));
 
         $tool = new ShellTool([], 1, 2);
         self::assertSame([[], 1, 2], [$tool->allowlist(), $tool->maxStdoutBytes(), $tool->maxStderrBytes()]);
@@ -268,7 +271,9 @@ final class ShellToolTest extends TestCase
     {
         $tool = new ShellTool(['ls']);
         $this->expectException(\Error::class);
-        $this->expectExceptionMessage('Cannot modify readonly property PhpClaw\\Tools\\ShellTool::$allowlist');
+        $this->expectExceptionMessage(ReadonlyProbe::message(static function (ReadonlyProbe $p): void {
+            $p->__construct(['rm']);
+        }, ShellTool::class, 'allowlist'));
         $tool->__construct(['rm']);
     }
 
@@ -280,14 +285,14 @@ final class ShellToolTest extends TestCase
         file_put_contents($this->dir . '/b.txt', "one\ntwo\nthree\n");
         file_put_contents($this->dir . '/a.txt', '');
         $tool = new ShellTool(allowlist: ['ls', 'pwd', 'wc', 'date', 'sleep', 'echo']);
-        self::assertSame("a.txt\nb.txt", $this->output($tool, 'ls'));
-        self::assertSame($this->dir, $this->output($tool, 'pwd'));
-        self::assertSame('3 b.txt', $this->output($tool, 'wc -l b.txt'));
-        self::assertSame('3 ' . $this->dir . '/b.txt', $this->output($tool, 'wc -l ' . $this->dir . '/b.txt'));
-        self::assertSame(gmdate('Y'), $this->output($tool, 'date -u +%Y'));
-        self::assertSame('', $this->output($tool, 'sleep 0'));
+        self::assertSame("a.txt\nb.txt", $this->commandOutput($tool, 'ls'));
+        self::assertSame($this->dir, $this->commandOutput($tool, 'pwd'));
+        self::assertSame('3 b.txt', $this->commandOutput($tool, 'wc -l b.txt'));
+        self::assertSame('3 ' . $this->dir . '/b.txt', $this->commandOutput($tool, 'wc -l ' . $this->dir . '/b.txt'));
+        self::assertSame(gmdate('Y'), $this->commandOutput($tool, 'date -u +%Y'));
+        self::assertSame('', $this->commandOutput($tool, 'sleep 0'));
         // argv goes to the program as is: no globbing, no tilde, no variable expansion
-        self::assertSame('*.txt ~ %PATH%', $this->output($tool, "echo  *.txt\t~  %PATH%"));
+        self::assertSame('*.txt ~ %PATH%', $this->commandOutput($tool, "echo  *.txt\t~  %PATH%"));
     }
 
     public function testEnvelopeIsExact(): void
@@ -301,22 +306,25 @@ final class ShellToolTest extends TestCase
     }
 
     /** @group unconfined */
+    #[Group('unconfined')]
     public function testStdinIsClosed(): void
     {
         $script = $this->script('stdin.sh', 'read line || echo "stdin at eof"');
         $started = microtime(true);
-        self::assertSame('stdin at eof', $this->output(new ShellTool([$script]), $script));
+        self::assertSame('stdin at eof', $this->commandOutput(new ShellTool([$script]), $script));
         self::assertLessThan(2.0, microtime(true) - $started);
     }
 
     /** @group unconfined */
+    #[Group('unconfined')]
     public function testOutputIsCleaned(): void
     {
         $script = $this->script('ansi.sh', "printf ' \\033[1;31mred\\033[0m\\tx\\001\\177y\\r\\n\\n'");
-        self::assertSame("red\txy", $this->output(new ShellTool([$script]), $script));
+        self::assertSame("red\txy", $this->commandOutput(new ShellTool([$script]), $script));
     }
 
     /** @group unconfined */
+    #[Group('unconfined')]
     public function testStderrAndExitCodes(): void
     {
         $tool = new ShellTool([
@@ -327,35 +335,37 @@ final class ShellToolTest extends TestCase
             $killed = $this->script('killed.sh', 'kill -9 $$'),
             '/nonexistent/phpclaw-program',
         ]);
-        self::assertSame('problem', $this->output($tool, $fail));
-        self::assertSame('Command exited with code 4.', $this->output($tool, $silent));
-        self::assertSame('out', $this->output($tool, $both));
-        self::assertSame('', $this->output($tool, $okErr));
-        self::assertSame('Command exited with code 9.', $this->output($tool, $killed));
+        self::assertSame('problem', $this->commandOutput($tool, $fail));
+        self::assertSame('Command exited with code 4.', $this->commandOutput($tool, $silent));
+        self::assertSame('out', $this->commandOutput($tool, $both));
+        self::assertSame('', $this->commandOutput($tool, $okErr));
+        self::assertSame('Command exited with code 9.', $this->commandOutput($tool, $killed));
         // a program that cannot be executed ends like PHP's forked child after a failed exec
-        self::assertSame('Command exited with code 127.', $this->output($tool, '/nonexistent/phpclaw-program'));
+        self::assertSame('Command exited with code 127.', $this->commandOutput($tool, '/nonexistent/phpclaw-program'));
     }
 
     // ---- caps and spill files -------------------------------------------------------------
 
     /** @group unconfined */
+    #[Group('unconfined')]
     public function testStdoutAtTheCapIsInline(): void
     {
         $script = $this->script('out8192.sh', "printf '%08192d' 0");
-        self::assertSame(str_repeat('0', 8192), $this->output(new ShellTool([$script]), $script));
+        self::assertSame(str_repeat('0', 8192), $this->commandOutput(new ShellTool([$script]), $script));
     }
 
     /** @group unconfined */
+    #[Group('unconfined')]
     public function testStdoutPastTheCapIsSpilled(): void
     {
         $script = $this->script('big.sh', "printf '%08193d' 0");
-        $output = $this->output(new ShellTool([$script]), $script);
+        $output = $this->commandOutput(new ShellTool([$script]), $script);
         [$preview, $file] = $this->spill($output, 'stdout', 8193);
         self::assertSame(str_repeat('0', 8192), $preview);
         self::assertSame(str_repeat('0', 8193), file_get_contents($file));
 
         $script = $this->script('lines.sh', 'i=0; while [ $i -lt 3000 ]; do echo "line $i"; i=$((i+1)); done');
-        $output = $this->output(new ShellTool([$script], maxStdoutBytes: 100), $script);
+        $output = $this->commandOutput(new ShellTool([$script], maxStdoutBytes: 100), $script);
         $expected = '';
         for ($i = 0; $i < 3000; $i++) {
             $expected .= "line $i\n";
@@ -367,33 +377,36 @@ final class ShellToolTest extends TestCase
     }
 
     /** @group unconfined */
+    #[Group('unconfined')]
     public function testStderrOfAFailedCommandAtAndPastItsCap(): void
     {
         $at = $this->script('err10000.sh', "printf '%010000d' 0 >&2; exit 2");
-        self::assertSame(str_repeat('0', 10000), $this->output(new ShellTool([$at]), $at));
+        self::assertSame(str_repeat('0', 10000), $this->commandOutput(new ShellTool([$at]), $at));
 
         $past = $this->script('err10001.sh', "printf '%010001d' 0 >&2; exit 2");
-        $output = $this->output(new ShellTool([$past]), $past);
+        $output = $this->commandOutput(new ShellTool([$past]), $past);
         [$preview, $file] = $this->spill($output, 'stderr', 10001);
         self::assertSame(str_repeat('0', 10000), $preview);
         self::assertSame(str_repeat('0', 10001), file_get_contents($file));
 
         // stderr of a successful command is not answered, however long
         $quiet = $this->script('quiet.sh', "printf '%020000d' 0 >&2");
-        self::assertSame('', $this->output(new ShellTool([$quiet]), $quiet));
+        self::assertSame('', $this->commandOutput(new ShellTool([$quiet]), $quiet));
     }
 
     /** @group unconfined */
+    #[Group('unconfined')]
     public function testPreviewNeverSplitsAUtf8Character(): void
     {
         $script = $this->script('utf8.sh', "printf 'abc\\303\\251def'");
-        $output = $this->output(new ShellTool([$script], maxStdoutBytes: 4), $script);
+        $output = $this->commandOutput(new ShellTool([$script], maxStdoutBytes: 4), $script);
         [$preview, $file] = $this->spill($output, 'stdout', 8);
         self::assertSame('abc', $preview);
         self::assertSame('abcédef', file_get_contents($file));
     }
 
     /** @group unconfined */
+    #[Group('unconfined')]
     public function testOutputThatIsNotUtf8CannotBeEncoded(): void
     {
         $script = $this->script('latin1.sh', "printf 'caf\\351'");
@@ -407,15 +420,17 @@ final class ShellToolTest extends TestCase
     // ---- limits: read ceiling and timeout ---------------------------------------------------
 
     /** @group unconfined */
+    #[Group('unconfined')]
     public function testReadCeilingAtTheLimit(): void
     {
         $script = $this->script('ceiling.sh', 'head -c 10485760 /dev/zero | tr "\\000" a');
-        $output = $this->output(new ShellTool([$script]), $script);
+        $output = $this->commandOutput(new ShellTool([$script]), $script);
         [$preview, $file] = $this->spill($output, 'stdout', 10485760);
         self::assertSame(str_repeat('a', 8192), $preview);
     }
 
     /** @group unconfined */
+    #[Group('unconfined')]
     public function testReadCeilingOnePastTheLimit(): void
     {
         $script = $this->script('past.sh', 'head -c 10485761 /dev/zero | tr "\\000" a');
@@ -425,6 +440,7 @@ final class ShellToolTest extends TestCase
     }
 
     /** @group unconfined */
+    #[Group('unconfined')]
     public function testReadCeilingCountsBothStreamsAndStopsEndlessOutput(): void
     {
         $script = $this->script('split.sh', 'head -c 5242880 /dev/zero; head -c 5242881 /dev/zero >&2');
@@ -438,6 +454,7 @@ final class ShellToolTest extends TestCase
     }
 
     /** @group unconfined */
+    #[Group('unconfined')]
     public function testTimeoutKillsTheWholeProcessGroup(): void
     {
         $pidFile = $this->dir . '/grandchild.pid';
@@ -467,6 +484,7 @@ final class ShellToolTest extends TestCase
     // ---- the child's environment ------------------------------------------------------------
 
     /** @group unconfined */
+    #[Group('unconfined')]
     public function testSecretsDoNotReachTheChild(): void
     {
         $vars = [
@@ -486,7 +504,7 @@ final class ShellToolTest extends TestCase
             $this->envSet[] = $name;
         }
         $script = $this->script('env.sh', 'exec /usr/bin/env');
-        $output = $this->output(new ShellTool([$script], maxStdoutBytes: 1 << 20), $script);
+        $output = $this->commandOutput(new ShellTool([$script], maxStdoutBytes: 1 << 20), $script);
         $names = [];
         foreach (explode("\n", $output) as $line) {
             $names[] = explode('=', $line, 2)[0];
@@ -568,7 +586,7 @@ final class ShellToolTest extends TestCase
             self::assertSame(['PhpClaw\\Hooks\\HookRegistry'], $asked);
             $asked = [];
             chdir($this->dir);
-            self::assertSame($this->dir, $this->output(new ShellTool(), 'pwd'));
+            self::assertSame($this->dir, $this->commandOutput(new ShellTool(), 'pwd'));
             self::assertSame(['PhpClaw\\Hooks\\HookRegistry'], $asked);
         } finally {
             spl_autoload_unregister($loader);
@@ -580,6 +598,7 @@ final class ShellToolTest extends TestCase
      *
      * @dataProvider referenceRefusals
      */
+    #[DataProvider('referenceRefusals')]
     public function testReferenceRefusals(array $allowlist, string $command, string $message): void
     {
         $e = $this->thrown(new ShellTool($allowlist), $command);
@@ -588,7 +607,7 @@ final class ShellToolTest extends TestCase
     }
 
     /** @return iterable<string, array{0: list<string>, 1: string, 2: string}> */
-    public function referenceRefusals(): iterable
+    public static function referenceRefusals(): iterable
     {
         $blocked = fn (string $p) => "Command '$p' is permanently blocked and cannot be executed.";
         $unlisted = fn (string $p) => "Command '$p' is not in the shell allowlist.";
@@ -694,6 +713,7 @@ final class ShellToolTest extends TestCase
     }
 
     /** @group unconfined */
+    #[Group('unconfined')]
     public function testForbiddenCallerGetsTheEnvelopeAndNothingRuns(): void
     {
         $marker = $this->dir . '/ran';
@@ -709,7 +729,7 @@ final class ShellToolTest extends TestCase
         self::assertStringContainsString('FORBIDDEN', $tool->execute(['command' => 'rm -rf /']));
         self::assertFileDoesNotExist($marker);
         $tool->withAuthorizer(self::authorizer(true, false));
-        self::assertSame('', $this->output($tool, $script));
+        self::assertSame('', $this->commandOutput($tool, $script));
         self::assertFileExists($marker);
     }
 
@@ -718,6 +738,7 @@ final class ShellToolTest extends TestCase
     /**
      * @dataProvider mutatingTable
      */
+    #[DataProvider('mutatingTable')]
     public function testIsMutating(?array $allowlist, array $input, bool $expected): void
     {
         $tool = $allowlist === null ? new ShellTool() : new ShellTool($allowlist);
@@ -726,7 +747,7 @@ final class ShellToolTest extends TestCase
     }
 
     /** @return iterable<string, array{0: ?list<string>, 1: array<string, mixed>, 2: bool}> */
-    public function mutatingTable(): iterable
+    public static function mutatingTable(): iterable
     {
         yield 'read-only default' => [null, ['command' => 'ls -la'], false];
         yield 'every default is read-only' => [null, ['command' => 'whoami'], false];

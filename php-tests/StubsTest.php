@@ -5,6 +5,7 @@ declare(strict_types=1);
 namespace PhpClawTests;
 
 use PhpClawTests\Support\Subprocess;
+use PHPUnit\Framework\Attributes\DataProvider;
 use PHPUnit\Framework\TestCase;
 use ReflectionExtension;
 
@@ -140,6 +141,7 @@ final class StubsTest extends TestCase
     /**
      * @dataProvider classNames
      */
+    #[DataProvider('classNames')]
     public function testClassMatchesTheStub(string $class): void
     {
         $module = self::module()[$class] ?? null;

@@ -5,6 +5,7 @@ declare(strict_types=1);
 namespace PhpClawTests;
 
 use PhpClaw\Tools\ToolInput;
+use PHPUnit\Framework\Attributes\DataProvider;
 use PHPUnit\Framework\TestCase;
 use ReflectionClass;
 use TypeError;
@@ -47,7 +48,7 @@ final class ToolInputTest extends TestCase
     // ---- the spec's table, row by row ---------------------------------------------------
 
     /** @return array<string, array{mixed}> */
-    public function emptyOptionalValues(): array
+    public static function emptyOptionalValues(): array
     {
         return [
             'null' => [null], 'empty string' => [''], 'spaces' => ['  '], 'tab and newline' => ["\t\n"],
@@ -60,13 +61,14 @@ final class ToolInputTest extends TestCase
      * Row 1: optional, sent as null, a blank string, * or % -> dropped.
      * @dataProvider emptyOptionalValues
      */
+    #[DataProvider('emptyOptionalValues')]
     public function testOptionalEmptyArgumentsAreDropped(mixed $value): void
     {
         self::assertSame(['code' => 'x'], self::tidy(['search' => $value, 'code' => 'x']));
     }
 
     /** @return array<string, array{mixed}> */
-    public function realOptionalValues(): array
+    public static function realOptionalValues(): array
     {
         return [
             'text' => ['abc'], 'double star' => ['**'], 'form feed is no trim character' => ["\x0C"],
@@ -77,6 +79,7 @@ final class ToolInputTest extends TestCase
     /**
      * @dataProvider realOptionalValues
      */
+    #[DataProvider('realOptionalValues')]
     public function testOptionalRealValuesAreKept(mixed $value): void
     {
         self::assertSame(['search' => $value, 'code' => 'x'], self::tidy(['search' => $value, 'code' => 'x']));

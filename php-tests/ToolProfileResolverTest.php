@@ -6,6 +6,7 @@ namespace PhpClawTests;
 
 use PhpClaw\Tools\Contracts\ToolInterface;
 use PhpClaw\Tools\ToolProfileResolver;
+use PHPUnit\Framework\Attributes\DataProvider;
 use PHPUnit\Framework\TestCase;
 use ReflectionClass;
 use RuntimeException;
@@ -66,7 +67,7 @@ final class ToolProfileResolverTest extends TestCase
     }
 
     /** @return array<string, array{string, string, string}> */
-    public function profiles(): array
+    public static function profiles(): array
     {
         return [
             'anthropic' => ['anthropic', 'claude-sonnet-4-20250514', 'full'],
@@ -100,6 +101,7 @@ final class ToolProfileResolverTest extends TestCase
     /**
      * @dataProvider profiles
      */
+    #[DataProvider('profiles')]
     public function testProviderAndModelPickTheProfile(string $provider, string $model, string $expected): void
     {
         self::assertSame($expected, ToolProfileResolver::resolve($provider, $model));

@@ -11,6 +11,8 @@ use PhpClaw\Tools\Contracts\ToolInterface;
 use PhpClaw\Tools\Contracts\ToolRoutingInterface;
 use PhpClaw\Tools\ToolRegistry;
 use PhpClaw\Tools\ToolRoutingMetadata;
+use PhpClawTests\Support\ReadonlyProbe;
+use PHPUnit\Framework\Attributes\DataProvider;
 use PHPUnit\Framework\TestCase;
 
 /** A plain tool that counts the calls the registry makes. */
@@ -247,7 +249,7 @@ final class ToolRegistryTest extends TestCase
     }
 
     /** @return iterable<string, array{string, bool}> */
-    public function providers(): iterable
+    public static function providers(): iterable
     {
         foreach (self::OPENAI_SHAPED as $p) {
             yield $p => [$p, true];
@@ -260,6 +262,7 @@ final class ToolRegistryTest extends TestCase
     /**
      * @dataProvider providers
      */
+    #[DataProvider('providers')]
     public function testEveryProviderGetsItsShape(string $provider, bool $openAi): void
     {
         $schema = ['type' => 'object', 'properties' => ['command' => ['type' => 'string']], 'required' => ['command']];
@@ -317,7 +320,7 @@ final class ToolRegistryTest extends TestCase
     }
 
     /** @return iterable<string, array{array<mixed>, string}> */
-    public function schemasLeftAlone(): iterable
+    public static function schemasLeftAlone(): iterable
     {
         yield 'no properties' => [['type' => 'object'], '{"type":"object"}'];
         yield 'non-empty properties' => [['properties' => ['a' => []]], '{"properties":{"a":[]}}'];
@@ -332,6 +335,7 @@ final class ToolRegistryTest extends TestCase
      * @dataProvider schemasLeftAlone
      * @param array<mixed> $schema
      */
+    #[DataProvider('schemasLeftAlone')]
     public function testOnlyATopLevelEmptyPropertiesIsSwapped(array $schema, string $json): void
     {
         $r = new ToolRegistry();
@@ -423,7 +427,9 @@ final class ToolRegistryTest extends TestCase
     {
         $r = new ToolRegistry(new AllowAll());
         $this->expectException(\Error::class);
-        $this->expectExceptionMessage('Cannot modify readonly property PhpClaw\\Tools\\ToolRegistry::$authorizer');
+        $this->expectExceptionMessage(ReadonlyProbe::message(static function (ReadonlyProbe $p): void {
+            $p->__construct([]);
+        }, ToolRegistry::class, 'authorizer'));
         $r->__construct(null);
     }
 
@@ -483,7 +489,7 @@ final class ToolRegistryTest extends TestCase
     }
 
     /** @return iterable<string, array{\Closure}> */
-    public function wrongArguments(): iterable
+    public static function wrongArguments(): iterable
     {
         yield 'register: not a tool' => [static fn (ToolRegistry $r) => $r->register(['nope'])];
         yield 'register: object that is not a tool' => [static fn (ToolRegistry $r) => $r->register([new \stdClass()])];
@@ -499,6 +505,7 @@ final class ToolRegistryTest extends TestCase
     /**
      * @dataProvider wrongArguments
      */
+    #[DataProvider('wrongArguments')]
     public function testWrongArgumentTypesRaiseTypeError(\Closure $call): void
     {
         $r = new ToolRegistry();

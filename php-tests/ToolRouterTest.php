@@ -6,6 +6,7 @@ namespace PhpClawTests;
 
 use PhpClaw\Tools\ToolRouter;
 use PhpClaw\Tools\ToolRoutingMetadata;
+use PHPUnit\Framework\Attributes\DataProvider;
 use PHPUnit\Framework\TestCase;
 use ReflectionClass;
 use TypeError;
@@ -114,7 +115,7 @@ final class ToolRouterTest extends TestCase
     // ---- the per-turn budget ---------------------------------------------------------------
 
     /** @return array<string, array{string, int}> */
-    public function budgetTable(): array
+    public static function budgetTable(): array
     {
         return [
             'haiku' => ['haiku', 6], 'flash' => ['flash', 6], 'gpt-3.5' => ['gpt-3.5', 5],
@@ -140,6 +141,7 @@ final class ToolRouterTest extends TestCase
     /**
      * @dataProvider budgetTable
      */
+    #[DataProvider('budgetTable')]
     public function testEveryModelIdGetsItsBudget(string $model, int $expected): void
     {
         self::assertCount($expected, (new ToolRouter())->filter(self::probes(40), 'unrelated question about nothing', $model));
@@ -260,7 +262,7 @@ final class ToolRouterTest extends TestCase
     }
 
     /** @return array<string, array{string, list<string>, string}> */
-    public function plurals(): array
+    public static function plurals(): array
     {
         return [
             'editors meets editor' => ['user_tool', ['editor', 'login'], 'List the editors with their logins.'],
@@ -274,6 +276,7 @@ final class ToolRouterTest extends TestCase
      * @dataProvider plurals
      * @param list<string> $tags
      */
+    #[DataProvider('plurals')]
     public function testPluralsMatchTheirSingulars(string $target, array $tags, string $message): void
     {
         $s = array_map(static fn (string $n): array => self::schema($n, 'list records'), ['alpha_tool', 'beta_tool', 'delta_tool', $target]);

@@ -8,6 +8,7 @@ use PhpClaw\Exceptions\ToolException;
 use PhpClaw\Tools\Contracts\MutatingToolInterface;
 use PhpClaw\Tools\Contracts\ToolAuthorizerInterface;
 use PhpClaw\Tools\ZipPackagerTool;
+use PHPUnit\Framework\Attributes\DataProvider;
 use PHPUnit\Framework\TestCase;
 
 /**
@@ -92,6 +93,7 @@ final class ZipPackagerToolTest extends TestCase
      * @dataProvider refusals
      * @param array<string, mixed> $input
      */
+    #[DataProvider('refusals')]
     public function testRefusals(array $input, string $message): void
     {
         try {

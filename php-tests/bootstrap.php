@@ -20,5 +20,6 @@ require __DIR__ . '/support/describe.php';
 require __DIR__ . '/support/Subprocess.php';
 require __DIR__ . '/support/Heap.php';
 require __DIR__ . '/support/Files.php';
+require __DIR__ . '/support/ReadonlyProbe.php';
 require __DIR__ . '/fixtures/Tools.php';
 require __DIR__ . '/fixtures/weak.php';

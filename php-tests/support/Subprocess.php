@@ -31,6 +31,31 @@ final class Subprocess
     }
 
     /**
+     * The PHPUnit script that runs this suite, for nested PHPUnit runs: they must use the same
+     * PHPUnit (9.6 on Debian 12, 11 on Debian 13), never one found by a fixed path.
+     */
+    public static function phpunit(): string
+    {
+        $script = realpath($_SERVER['argv'][0] ?? '');
+        if ($script === false || !is_file($script)) {
+            $script = getenv('PHPUNIT');
+        }
+        if (!is_string($script) || !is_file($script)) {
+            throw new \RuntimeException('cannot tell which PHPUnit runs the suite (set PHPUNIT)');
+        }
+
+        return $script;
+    }
+
+    /** The configuration file for the PHPUnit that runs this suite (as run.sh picks it). */
+    public static function phpunitConfig(): string
+    {
+        $major = (int) \PHPUnit\Runner\Version::id();
+
+        return dirname(__DIR__) . ($major >= 10 ? '/phpunit11.xml' : '/phpunit.xml');
+    }
+
+    /**
      * Run PHP code in a child that loads the module under test (with -n: no php.ini).
      *
      * @param list<string> $ini extra -d settings
