@@ -11,6 +11,7 @@ use PhpClaw\Tools\ProjectTool;
 use PhpClaw\Tools\ShellTool;
 use PhpClawTests\Support\Files;
 use PhpClawTests\Support\Subprocess;
+use PHPUnit\Framework\Attributes\DataProvider;
 use PHPUnit\Framework\TestCase;
 
 /**
@@ -132,6 +133,7 @@ final class ThreadSafetyTest extends TestCase
     }
 
     /** @dataProvider allowListedNames */
+    #[DataProvider('allowListedNames')]
     public function testPutenvReachesTheChild(string $name, string $value, string $command, string $shown): void
     {
         $program = explode(' ', $command)[0];
