@@ -5,9 +5,11 @@
 # Run as root on Debian 12. Idempotent: the PHP build is cached under /var/cache/phpclaw and
 # rebuilt only when the source version or the configure line changes (a stamp records both);
 # the module's cargo target dir is cached there too. Prints each step's time.
+# PHPCLAW_ZTS_CACHE (else PHPCLAW_CACHE, else /var/cache/phpclaw) moves that cache, e.g. to
+# prove the build from nothing beside a warm cache.
 source "$(dirname "$0")/common.sh"
 
-CACHE=/var/cache/phpclaw
+CACHE="${PHPCLAW_ZTS_CACHE:-${PHPCLAW_CACHE:-/var/cache/phpclaw}}"
 PREFIX=$CACHE/php8.2-zts
 BUILD=$CACHE/php8.2-zts-build
 TARGET=$CACHE/target-zts
