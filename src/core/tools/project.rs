@@ -40,6 +40,9 @@ pub const DEPTH_DEFAULT: i64 = 2;
 /// Entries the file tree lists at most (ours: the reference lists every one); past it the tree
 /// is cut and the answer warns (`core::budget`, with its wall-clock bound).
 pub const TREE_ENTRIES: usize = 10_000;
+/// The largest `composer.lock` read (real ones are 0.3–0.5 MB; a bigger one is not listed, so
+/// the read stays bounded in memory and time whatever the file holds).
+pub const LOCK_MAX_BYTES: u64 = 16 << 20;
 /// Platforms and their marker files, in detection order.
 pub const MARKERS: [(&str, &[&str]); 8] = [
     ("wordpress", &["wp-config.php", "wp-load.php"]),
@@ -125,26 +128,40 @@ pub fn detect(root: &str) -> &'static str {
 
 /// `[{name, version}]` from composer.lock's `packages` (read by [`lock::packages`]); none when
 /// the file is missing, or is a link out of the project or to a secret, or has more than one
-/// hard link (unless allowed).
-pub fn packages(root: &str, hard_links: HardLinks) -> Value {
+/// hard link (unless allowed); none and a warning when it is larger than [`LOCK_MAX_BYTES`].
+pub fn packages(root: &str, hard_links: HardLinks) -> (Value, Option<String>) {
     let none = || Value::list(Vec::<Value>::new());
     let Ok(open) = OpenRoot::get(root) else {
-        return none();
+        return (none(), None);
     };
     let blocked = |real: &[u8]| is_blocked_path(&String::from_utf8_lossy(real));
-    let Ok(mut lock) = open.open_entry(b"composer.lock", Want::File, hard_links, &blocked) else {
-        return none();
+    let Ok(lock) = open.open_entry(b"composer.lock", Want::File, hard_links, &blocked) else {
+        return (none(), None);
     };
-    let mut text = Vec::with_capacity(usize::try_from(lock.meta.len()).unwrap_or(0) + 1);
-    if lock.file.read_to_end(&mut text).is_err() {
+    let size = usize::try_from(lock.meta.len().min(LOCK_MAX_BYTES)).unwrap_or(0);
+    let mut text = Vec::with_capacity(size + 1);
+    // One byte past the cap tells a file that is (or grew) too large.
+    if (&lock.file)
+        .take(LOCK_MAX_BYTES + 1)
+        .read_to_end(&mut text)
+        .is_err()
+    {
         text.clear();
     }
-    Value::list(lock::packages(&text).into_iter().map(|p| {
+    if text.len() as u64 > LOCK_MAX_BYTES {
+        let warning = format!(
+            "{NAME}: composer.lock is larger than {} MiB; its packages are not listed.",
+            LOCK_MAX_BYTES >> 20
+        );
+        return (none(), Some(warning));
+    }
+    let list = Value::list(lock::packages(&text).into_iter().map(|p| {
         Value::from_pairs([
             ("name", Value::Str(p.name.into_bytes())),
             ("version", Value::Str(p.version.into_bytes())),
         ])
-    }))
+    }));
+    (list, None)
 }
 
 /// The tree below `dir`: folders as `name/` keys holding their own tree, files (and anything
@@ -279,7 +296,7 @@ impl NativeTool for Project {
     type Input = Planned;
     /// The data, taken (not copied) by `complete()`: the tree can hold thousands of entries;
     /// and the warning when the tree was cut.
-    type Execution = (Cell<Option<Value>>, Option<String>);
+    type Execution = (Cell<Option<Value>>, Vec<String>);
 
     fn forbidden_subject(&self) -> &'static str {
         FORBIDDEN_SUBJECT
@@ -339,13 +356,18 @@ impl NativeTool for Project {
             self.hard_links(),
             &budget,
         );
+        let (packages, lock_warning) = packages(&self.root, self.hard_links());
         let data = Value::from_pairs([
             ("framework", Value::str(detect(&self.root))),
             ("root", Value::str(&self.root)),
-            ("packages", packages(&self.root, self.hard_links())),
+            ("packages", packages),
             ("file_tree", Value::Array(file_tree)),
         ]);
-        Ok((Cell::new(Some(data)), budget.warning(NAME)))
+        let warnings = lock_warning
+            .into_iter()
+            .chain(budget.warning(NAME))
+            .collect();
+        Ok((Cell::new(Some(data)), warnings))
     }
 
     fn complete(&mut self, execution: &Self::Execution, p: &Planned) -> Value {
@@ -356,5 +378,35 @@ impl NativeTool for Project {
         let data = execution.0.take().unwrap_or(Value::Null);
         let warnings = Value::list(execution.1.iter().map(Value::str));
         success(data, meta, warnings)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A lock of exactly `len` bytes naming one package (padded with spaces, which JSON allows).
+    fn lock_of(dir: &Path, len: u64) {
+        let body = br#"{"packages":[{"name":"a/b","version":"1.0.0"}]}"#;
+        let mut text = body.to_vec();
+        text.resize(usize::try_from(len).unwrap(), b' ');
+        std::fs::write(dir.join("composer.lock"), text).unwrap();
+    }
+
+    #[test]
+    fn lock_at_the_cap_is_read_one_byte_past_is_not() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().to_string_lossy().into_owned();
+        lock_of(dir.path(), LOCK_MAX_BYTES);
+        let (list, warning) = packages(&root, HardLinks::Refuse);
+        assert_eq!(list.as_array().map(Array::len), Some(1));
+        assert_eq!(warning, None);
+        lock_of(dir.path(), LOCK_MAX_BYTES + 1);
+        let (list, warning) = packages(&root, HardLinks::Refuse);
+        assert_eq!(list.as_array().map(Array::len), Some(0));
+        assert_eq!(
+            warning.as_deref(),
+            Some("project_info: composer.lock is larger than 16 MiB; its packages are not listed.")
+        );
     }
 }
