@@ -64,23 +64,6 @@ function plain_tree(string $dir, int $depth, int $level = 0): array
     return $items;
 }
 
-/** A tree with files sorted and folders sorted by name, to compare trees listed in any order. */
-function sorted_tree(array $tree): array
-{
-    $files = [];
-    $dirs = [];
-    foreach ($tree as $k => $v) {
-        if (is_int($k)) {
-            $files[] = $v;
-        } else {
-            $dirs[$k] = sorted_tree($v);
-        }
-    }
-    sort($files, SORT_STRING);
-    ksort($dirs, SORT_STRING);
-    return [$files, $dirs];
-}
-
 function tree_fixture(): string
 {
     $root = sys_get_temp_dir().'/phpclaw-bench-code-search';

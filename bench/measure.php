@@ -73,3 +73,23 @@ function bench_load(): string
 {
     return sprintf('load average %.1f', sys_getloadavg()[0]);
 }
+
+/**
+ * A project_info file tree with each folder's files and subfolders sorted by name, recursively:
+ * trees listed in any order compare equal (the native tools sort, phpClaw's PHP does not).
+ */
+function sorted_tree(array $tree): array
+{
+    $files = [];
+    $dirs = [];
+    foreach ($tree as $k => $v) {
+        if (is_int($k)) {
+            $files[] = $v;
+        } else {
+            $dirs[$k] = is_array($v) ? sorted_tree($v) : $v;
+        }
+    }
+    sort($files, SORT_STRING);
+    ksort($dirs, SORT_STRING);
+    return [$files, $dirs];
+}

@@ -111,23 +111,6 @@ final class PlainProject
     }
 }
 
-/** A tree with each folder's files and subfolders sorted, to compare trees listed in any order. */
-function sorted_tree(array $tree): array
-{
-    $files = [];
-    $dirs = [];
-    foreach ($tree as $k => $v) {
-        if (is_int($k)) {
-            $files[] = $v;
-        } else {
-            $dirs[$k] = sorted_tree($v);
-        }
-    }
-    sort($files, SORT_STRING);
-    ksort($dirs, SORT_STRING);
-    return [$files, $dirs];
-}
-
 function lock_fixture(): string
 {
     $root = sys_get_temp_dir().'/phpclaw-bench-project-lock';

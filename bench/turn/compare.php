@@ -9,22 +9,7 @@ declare(strict_types=1);
  * way on both sides; nothing else is touched.
  */
 
-/** A project_info file tree with its files and its folders sorted by name, recursively. */
-function turn_bench_sorted_tree(array $tree): array
-{
-    $files = [];
-    $dirs = [];
-    foreach ($tree as $k => $v) {
-        if (is_int($k)) {
-            $files[] = $v;
-        } else {
-            $dirs[$k] = is_array($v) ? turn_bench_sorted_tree($v) : $v;
-        }
-    }
-    sort($files, SORT_STRING);
-    ksort($dirs, SORT_STRING);
-    return $files + $dirs;
-}
+require_once __DIR__ . '/../measure.php';
 
 /** A tool result with the documented path ordering applied (results that are not JSON unchanged). */
 function turn_bench_normalised(string $tool, string $result): string
@@ -37,7 +22,7 @@ function turn_bench_normalised(string $tool, string $result): string
         usort($doc['data']['results'], static fn ($a, $b): int => [(string) ($a['file'] ?? ''), (int) ($a['line'] ?? 0)] <=> [(string) ($b['file'] ?? ''), (int) ($b['line'] ?? 0)]);
     }
     if ($tool === 'project_info' && is_array($doc['data']['file_tree'] ?? null)) {
-        $doc['data']['file_tree'] = turn_bench_sorted_tree($doc['data']['file_tree']);
+        $doc['data']['file_tree'] = sorted_tree($doc['data']['file_tree']);
     }
     if ($tool === 'zip_package' && is_array($doc['data']['entries'] ?? null)) {
         sort($doc['data']['entries'], SORT_STRING);
