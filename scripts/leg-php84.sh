@@ -187,7 +187,7 @@ mkdir -p "$CACHE"
 # One run at a time uses (or replaces) the root and the target folder.
 exec 9>"$CACHE/leg-php84.lock"
 if ! flock -n 9; then
-    log "waiting for $CACHE/leg-php84.lock (another run uses the root)"
+    log "waiting for $CACHE/leg-php84.lock (another run uses the root)" >&2
     flock 9
 fi
 if [ "$EXEC" = 1 ]; then
