@@ -4,6 +4,11 @@
 # script makes itself (mmdebstrap, from Debian's packages) and keeps under /var/cache/phpclaw.
 #
 #   scripts/leg-php84.sh            (as root)
+#   scripts/leg-php84.sh --exec CMD [ARG…]
+#                                   (as root) run CMD in the root, in this checkout's copy
+#                                   there, with the same mounts and environment; the root must
+#                                   have been made (no build, no tests, no database; the release
+#                                   module the leg built is $IN_TARGET/release/libphpclaw.so)
 #
 # A second run reuses the root and the cargo target folder; the root is made again when the
 # package list below changes (the list is kept in a stamp file inside it). The host's cargo
@@ -86,9 +91,10 @@ make_root() {
     took "$t0" "root made"
 }
 
-# Runs inside a private mount namespace (see the end of the file): mounts, builds, tests.
+# Inside a private mount namespace (see the end of the file): mounts what the root needs and
+# defines inside(), which runs a command in the root with the leg's environment.
 MOUNTS=()
-in_namespace() {
+mount_root() {
     cleanup() {
         local i
         for ((i = ${#MOUNTS[@]} - 1; i >= 0; i--)); do
@@ -133,7 +139,11 @@ in_namespace() {
         PHPCLAW_MYSQL_PASSWORD="${PHPCLAW_MYSQL_PASSWORD:-}"
     )
     inside() { chroot "$CHROOT" /usr/bin/env -i "${envs[@]}" "$@"; }
+}
 
+# Runs inside a private mount namespace: mounts, builds, tests.
+in_namespace() {
+    mount_root
     local t0
     t0="$(date +%s)"
     inside sh -c "cd $IN_REPO && cargo build --release --locked --quiet"
@@ -154,6 +164,19 @@ if [ "${1:-}" = --in-namespace ]; then
     in_namespace "$@"
     exit $?
 fi
+if [ "${1:-}" = --in-namespace-exec ]; then
+    shift
+    mount_root
+    # shellcheck disable=SC2016
+    inside sh -c 'cd "$0" && exec "$@"' "$IN_REPO" "$@"
+    exit $?
+fi
+EXEC=0
+if [ "${1:-}" = --exec ]; then
+    shift
+    [ $# -gt 0 ] || { echo "leg-php84: --exec needs a command" >&2; exit 2; }
+    EXEC=1
+fi
 
 if [ "$(id -u)" != 0 ]; then
     echo "leg-php84: run as root (it makes a Debian root and mounts into it)" >&2
@@ -163,7 +186,19 @@ started="$(date +%s)"
 mkdir -p "$CACHE"
 # One run at a time uses (or replaces) the root and the target folder.
 exec 9>"$CACHE/leg-php84.lock"
-flock 9
+if ! flock -n 9; then
+    log "waiting for $CACHE/leg-php84.lock (another run uses the root)" >&2
+    flock 9
+fi
+if [ "$EXEC" = 1 ]; then
+    if [ ! -f "$STAMP" ]; then
+        log "no Debian 13 root at $CHROOT yet: run scripts/leg-php84.sh first" >&2
+        exit 1
+    fi
+    mkdir -p "$TARGET"
+    unshare --mount --propagation private /bin/bash "${BASH_SOURCE[0]}" --in-namespace-exec "$@"
+    exit $?
+fi
 make_root
 mkdir -p "$TARGET"
 if [ -z "${PHPCLAW_MYSQL_DSN:-}" ]; then
