@@ -94,6 +94,7 @@ make_root() {
 # Inside a private mount namespace (see the end of the file): mounts what the root needs and
 # defines inside(), which runs a command in the root with the leg's environment.
 MOUNTS=()
+ENVS=()
 mount_root() {
     cleanup() {
         local i
@@ -128,7 +129,8 @@ mount_root() {
 
     local toolchain
     toolchain="$(cd "$REPO" && rustup show active-toolchain 2>/dev/null | awk '{print $1; exit}')"
-    local envs=(
+    # Global, not local: inside() runs after this function has returned.
+    ENVS=(
         PATH="$IN_CARGO/bin:/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin"
         HOME=/root LANG=C.UTF-8 TERM="${TERM:-dumb}"
         CARGO_HOME="$IN_CARGO" RUSTUP_HOME="$IN_RUSTUP" CARGO_TARGET_DIR="$IN_TARGET"
@@ -138,7 +140,7 @@ mount_root() {
         PHPCLAW_MYSQL_USER="${PHPCLAW_MYSQL_USER:-}"
         PHPCLAW_MYSQL_PASSWORD="${PHPCLAW_MYSQL_PASSWORD:-}"
     )
-    inside() { chroot "$CHROOT" /usr/bin/env -i "${envs[@]}" "$@"; }
+    inside() { chroot "$CHROOT" /usr/bin/env -i "${ENVS[@]}" "$@"; }
 }
 
 # Runs inside a private mount namespace: mounts, builds, tests.
