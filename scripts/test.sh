@@ -63,8 +63,10 @@ if [[ $LEGS == *" host "* ]]; then
     module="$(php-config --extension-dir)/phpclaw.so"
     [ ${#FAILED[@]} -gt 0 ] || host_suite
 fi
-[[ $LEGS != *" php84 "* ]] || timed "leg: PHP 8.4 NTS (Debian 13 root)" bash "$ROOT/scripts/leg-php84.sh"
-[[ $LEGS != *" zts "* ]] || timed "leg: PHP 8.2 ZTS" bash "$ROOT/scripts/leg-zts.sh"
+# These two make roots, mounts and a PHP build under /var/cache: root (sudo -E keeps the
+# MariaDB settings when the script is not run as root).
+[[ $LEGS != *" php84 "* ]] || timed "leg: PHP 8.4 NTS (Debian 13 root)" $SUDO ${SUDO:+-E} bash "$ROOT/scripts/leg-php84.sh"
+[[ $LEGS != *" zts "* ]] || timed "leg: PHP 8.2 ZTS" $SUDO ${SUDO:+-E} bash "$ROOT/scripts/leg-zts.sh"
 [[ $LEGS != *" pecl "* ]] || timed "leg: phpize build from a clean copy" bash "$ROOT/scripts/pecl-check.sh"
 [[ $LEGS != *" soak "* ]] || timed "leg: php-fpm soak" bash "$ROOT/bench/soak/run.sh" 60
 if [ ${#FAILED[@]} -gt 0 ]; then
