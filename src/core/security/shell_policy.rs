@@ -181,6 +181,23 @@ pub struct ShellPolicy {
     trust_arguments: bool,
 }
 
+/// A refusal of `command`.
+fn denial(
+    command: &str,
+    reason: DenialReason,
+    program: &str,
+    detail: String,
+    message: String,
+) -> ShellError {
+    ShellError::Denied(Denial {
+        reason,
+        command: command.to_string(),
+        program: program.to_string(),
+        detail,
+        message,
+    })
+}
+
 impl ShellPolicy {
     /// A policy for `allowlist` (matched exactly) whose relative paths resolve against `cwd`.
     pub fn new<I, S>(allowlist: I, cwd: impl Into<PathBuf>) -> Self
@@ -254,53 +271,20 @@ impl ShellPolicy {
     /// allowlist, and the added program checks), the same in any working directory: `Ok` when
     /// none applies and [`ShellPolicy::check`] must judge the rest.
     pub fn program_check(&self, command: &str) -> Result<(), ShellError> {
-        let command = php_trim_str(command);
-        if command.is_empty() {
-            return Err(ShellError::NoCommand);
-        }
-        let denial = |(reason, program, detail, message): (DenialReason, &str, String, String)| {
-            ShellError::Denied(Denial {
-                reason,
-                command: command.to_string(),
-                program: program.to_string(),
-                detail,
-                message,
-            })
-        };
-        if let Some(detail) = metacharacter(command) {
-            return Err(denial((
-                DenialReason::Metacharacter,
-                "",
-                detail.to_string(),
-                METACHARACTER_MESSAGE.to_string(),
-            )));
-        }
-        let argv = split_argv(command);
-        let program = argv.first().map_or("", String::as_str);
-        match self.program_refusal(command, program) {
-            Some(refusal) => Err(denial(refusal)),
-            None => Ok(()),
-        }
+        self.program_stage(command).map(|_| ())
     }
 
-    /// Approves `command` or says exactly why not (see the module rules).
-    pub fn check(&self, command: &str) -> Result<Approved, ShellError> {
+    /// The program stage both checks share: the trimmed command and its argv once no
+    /// program refusal applies.
+    fn program_stage<'c>(&self, command: &'c str) -> Result<(&'c str, Vec<String>), ShellError> {
         let command = php_trim_str(command);
         if command.is_empty() {
             return Err(ShellError::NoCommand);
         }
-        let deny = |reason, program: &str, detail: String, message: String| {
-            ShellError::Denied(Denial {
-                reason,
-                command: command.to_string(),
-                program: program.to_string(),
-                detail,
-                message,
-            })
-        };
         // The first refusal needs no argv: a metacharacter refusal splits nothing.
         if let Some(detail) = metacharacter(command) {
-            return Err(deny(
+            return Err(denial(
+                command,
                 DenialReason::Metacharacter,
                 "",
                 detail.to_string(),
@@ -308,10 +292,20 @@ impl ShellPolicy {
             ));
         }
         let argv = split_argv(command);
-        let program = argv.first().cloned().unwrap_or_default();
-        if let Some(refusal) = self.program_refusal(command, &program) {
-            return Err(deny(refusal.0, refusal.1, refusal.2, refusal.3));
+        let program = argv.first().map_or("", String::as_str);
+        if let Some((reason, program, detail, message)) = self.program_refusal(command, program) {
+            return Err(denial(command, reason, program, detail, message));
         }
+        Ok((command, argv))
+    }
+
+    /// Approves `command` or says exactly why not (see the module rules).
+    pub fn check(&self, command: &str) -> Result<Approved, ShellError> {
+        let (command, argv) = self.program_stage(command)?;
+        let deny = |reason, program: &str, detail: String, message: String| {
+            denial(command, reason, program, detail, message)
+        };
+        let program = argv.first().cloned().unwrap_or_default();
         if self.trust_arguments {
             return Ok(Approved {
                 command: command.to_string(),
