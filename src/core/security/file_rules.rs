@@ -115,6 +115,24 @@ pub fn server_name(name: &str) -> Cow<'_, str> {
     }
 }
 
+/// `f` of [`server_name`]`(name)`, lower-cased on the stack when that is all the name needs (a
+/// walk judges every name it lists: no allocation for the usual mixed-case file name).
+fn with_server_name<T>(name: &str, f: impl FnOnce(&str) -> T) -> T {
+    let mut buf = [0u8; 255];
+    if let Some(lower) = buf.get_mut(..name.len()) {
+        lower.copy_from_slice(name.as_bytes());
+        lower.make_ascii_lowercase();
+        // ASCII lower-casing keeps UTF-8 valid; the name needs nothing more when the lower-cased
+        // one is already a server name (the normalisation lower-cases first).
+        if let Ok(lower) = std::str::from_utf8(lower) {
+            if already_server_name(lower) {
+                return f(lower);
+            }
+        }
+    }
+    f(&server_name(name))
+}
+
 /// The full normalisation behind [`server_name`], always allocating.
 fn normalise_name(name: &str) -> String {
     let mut s = name.to_ascii_lowercase();
@@ -408,6 +426,16 @@ pub fn code_search_skips_file(name: &str) -> bool {
     is_secret_file(name)
 }
 
+/// Whether code_search's walk leaves an entry out: [`code_search_skips_dir`] for any entry (a
+/// file named `vendor` too), and [`code_search_skips_file`] as well for a file; the name
+/// normalised once, without allocating for the usual name.
+pub fn code_search_skips_entry(name: &str, file: bool) -> bool {
+    contains(CODE_SEARCH_SKIP_DIRS, name)
+        || with_server_name(name, |n| {
+            security_dir_named(name, n) || (file && secret_file_named(n))
+        })
+}
+
 /// Whether project_info leaves an entry (file or folder) out of its tree (reference: exact match).
 pub fn project_skips_entry(name: &str) -> bool {
     contains(PROJECT_SKIP_DIRS, name)
@@ -457,15 +485,24 @@ pub fn project_skips_path(relative: &str) -> bool {
 
 /// A security folder in any case or backup spelling (`.SSH`, `.git.bak`).
 pub fn is_security_dir(name: &str) -> bool {
-    contains(SECURITY_DIRS, &server_name(name))
-        || contains(SECURITY_DIRS, &name.to_ascii_lowercase())
+    with_server_name(name, |n| security_dir_named(name, n))
+}
+
+/// [`is_security_dir`] of `name` whose server name is `n` (the list is lower case, so the plain
+/// lower-cased spelling is a case-insensitive compare).
+fn security_dir_named(name: &str, n: &str) -> bool {
+    contains(SECURITY_DIRS, n) || SECURITY_DIRS.iter().any(|d| d.eq_ignore_ascii_case(name))
 }
 
 /// A file file_read refuses by its name alone: `.env` family, sensitive name or extension.
 pub fn is_secret_file(name: &str) -> bool {
-    let n = server_name(name);
-    let ext = last_extension(&n);
-    is_env_name(&n) || contains(FILENAMES, &n) || (!ext.is_empty() && contains(EXTENSIONS, ext))
+    with_server_name(name, secret_file_named)
+}
+
+/// [`is_secret_file`] of the server name `n`.
+fn secret_file_named(n: &str) -> bool {
+    let ext = last_extension(n);
+    is_env_name(n) || contains(FILENAMES, n) || (!ext.is_empty() && contains(EXTENSIONS, ext))
 }
 
 #[cfg(test)]
@@ -505,6 +542,7 @@ mod tests {
                     let name = format!("{a}{b}{c}");
                     let got = server_name(&name);
                     assert_eq!(got, normalise_name(&name), "{name:?}");
+                    with_server_name(&name, |n| assert_eq!(n, got, "{name:?}"));
                     if let Cow::Borrowed(b) = got {
                         assert_eq!(b, name, "{name:?}");
                         borrowed += 1;
@@ -886,6 +924,35 @@ mod tests {
             ("README.md", false),
         ] {
             assert_eq!(code_search_skips_file(file), skip, "{file}");
+        }
+        // The walk's one-pass rule agrees with the two it stands for, for folders and files.
+        for name in [
+            "vendor",
+            "Vendor",
+            ".git",
+            ".GIT.bak",
+            ".ssh~",
+            "src",
+            ".env",
+            ".ENV.local",
+            "x.PEM",
+            "id_RSA.bak. ",
+            "Index.php",
+            "README.md",
+            "wp-admin",
+            "WP-Config.php",
+            "é.env",
+        ] {
+            assert_eq!(
+                code_search_skips_entry(name, false),
+                code_search_skips_dir(name),
+                "{name}"
+            );
+            assert_eq!(
+                code_search_skips_entry(name, true),
+                code_search_skips_dir(name) || code_search_skips_file(name),
+                "{name}"
+            );
         }
     }
 

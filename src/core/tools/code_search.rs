@@ -22,7 +22,6 @@
 //! match must contain some literal only has the lines holding that literal asked (`prefilter`).
 
 use std::fs;
-use std::os::fd::AsFd;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
@@ -33,17 +32,16 @@ pub mod prefilter;
 pub mod scan;
 #[cfg(test)]
 mod tests;
+pub mod walk;
 
-use listing::Kind;
 use scan::{Line, Matcher};
+use walk::{Named, Visit, Walker};
 
 use super::{success, Host, NativeTool, ToolError};
 use crate::core::budget::Budget;
 use crate::core::json::{self, EncodeOptions};
-use crate::core::security::file_rules::{
-    check_code_search_path, code_search_skips_dir, code_search_skips_file, code_search_skips_path,
-};
-use crate::core::security::workspace::beneath::{relative_inside, HardLinks, Want};
+use crate::core::security::file_rules::check_code_search_path;
+use crate::core::security::workspace::beneath::{relative_inside, HardLinks};
 use crate::core::security::workspace::open_root::OpenRoot;
 use crate::core::security::workspace::{is_absolute, RootErrorKind, Tool};
 use crate::core::value::{Array, Value};
@@ -382,32 +380,9 @@ pub struct Found {
     pub skipped: usize,
     /// Files the scan went through in a regex search, in order: counted again for the warning
     /// when lines were skipped (the rare case), so the common one pays nothing for it.
-    visited: Vec<Visit>,
+    visited: Vec<Named>,
     /// The warning when the walk's budget cut it (`core::budget`).
     cut: Option<String>,
-}
-
-/// A file the walk hands to the scan: its path relative to the workspace root (what rows show),
-/// and whether the entry is a link (followed and judged only when it is opened).
-#[derive(Clone, Debug)]
-struct Visit {
-    rel: Vec<u8>,
-    link: bool,
-}
-
-/// Open `v` beneath the root and read it into `buf` when the scan may read it: no link crossed
-/// on the way; a link only to a regular file inside the workspace whose real path the search
-/// would not skip (secret, noise or security folder); one hard link unless allowed; at most
-/// [`MAX_FILE_BYTES`]. What is judged is the opened file, read through the same descriptor.
-fn read_visit(open: &OpenRoot, v: &Visit, hard_links: HardLinks, buf: &mut Vec<u8>) -> bool {
-    let skips = |real: &[u8]| code_search_skips_path(&String::from_utf8_lossy(real));
-    match open.open_judged(&v.rel, v.link, Want::File, hard_links, &skips) {
-        Ok(o) => scan::read_open(o.file, o.meta.len(), MAX_FILE_BYTES, buf),
-        Err(_) => {
-            buf.clear();
-            false
-        }
-    }
 }
 
 impl Found {
@@ -420,7 +395,7 @@ impl Found {
         let mut buf = Vec::new();
         let mut lines = 0;
         for v in &self.visited {
-            if read_visit(open, v, hard_links, &mut buf) {
+            if v.read(open, hard_links, &mut buf) {
                 lines += php_line_count(&buf);
             }
         }
@@ -550,8 +525,9 @@ impl CodeSearch {
     /// raises a flag, which stops the helper; this thread waits for the helper's job to end
     /// before it returns.
     ///
-    /// Every folder and file is opened beneath the open root with no link crossed; a link to a
-    /// file is followed only when opened, and judged there (see [`read_visit`]).
+    /// Every folder and file is opened beneath the open root with no link crossed, a file by its
+    /// name in its folder's descriptor while the walk holds it; a link to a file is followed
+    /// only when opened, and judged there (see [`walk`]).
     fn walk_and_scan(&self, p: &Planned, s: &mut Scan, threaded: bool) {
         let Ok(open) = OpenRoot::get(&self.root) else {
             return;
@@ -576,12 +552,12 @@ impl CodeSearch {
                 return false;
             }
             if regex {
-                found.visited.push(v.clone());
+                found.visited.push(v.named());
             }
             self.scan_file(&open, v, p, matcher, buf, seen, found)
         };
         if !threaded {
-            while let Some(v) = walker.next() {
+            for v in walker.by_ref() {
                 if !scan_here(&v, found) {
                     return;
                 }
@@ -602,12 +578,12 @@ impl CodeSearch {
             pool::reserve()
         };
         let Some(helper) = helper else {
-            for v in &first {
-                if !scan_here(v, found) {
+            for v in first {
+                if !scan_here(&v, found) {
                     return;
                 }
             }
-            while let Some(v) = walker.next() {
+            for v in walker.by_ref() {
                 if !scan_here(&v, found) {
                     return;
                 }
@@ -624,17 +600,17 @@ impl CodeSearch {
             let ahead = ahead.clone();
             let matcher = matcher.clone();
             let open = open.clone();
-            let mut all = if first.len() <= PROBE_MAX_FILES {
-                first.clone()
+            let mut all: Vec<Named> = if first.len() <= PROBE_MAX_FILES {
+                first.iter().map(Visit::named).collect()
             } else {
                 Vec::new()
             };
             helper.run(move || {
                 let mut batch = Vec::with_capacity(WALK_BATCH);
                 let mut done = true;
-                while let Some(v) = walker.next() {
+                for v in walker.by_ref() {
                     if all.len() <= PROBE_MAX_FILES {
-                        all.push(v.clone());
+                        all.push(v.named());
                     }
                     batch.push(v);
                     if batch.len() == WALK_BATCH
@@ -664,7 +640,7 @@ impl CodeSearch {
             index += 1;
             if skip.is_some() {
                 if regex {
-                    found.visited.push(v);
+                    found.visited.push(v.named());
                 }
                 true
             } else {
@@ -703,7 +679,7 @@ impl CodeSearch {
         seen: &mut usize,
         found: &mut Found,
     ) -> bool {
-        if !read_visit(open, v, self.hard_links(), buf) {
+        if !v.read(open, self.hard_links(), buf) {
             return true;
         }
         let buf = &buf[..];
@@ -714,7 +690,7 @@ impl CodeSearch {
             }
             let c = p.context_lines;
             found.rows.push(Row {
-                file: v.rel.clone(),
+                file: v.rel(),
                 line: line.number,
                 text: buf[line.start..line.end].to_vec(),
                 before: scan::lines_before(buf, line.start, c),
@@ -722,99 +698,6 @@ impl CodeSearch {
             });
             found.rows.len() <= MAX_SCAN_ROWS
         })
-    }
-}
-
-/// The walk of one folder (relative to the root, opened beneath it with no link crossed) in
-/// name order, one file to scan at a time: noise folders, secret files and other extensions
-/// left out, folders descended into as they come. Entry types come from `listing`: links to
-/// files are handed over as links (followed and judged when opened), links to folders are not
-/// followed. It owns what it needs, so it can move to a helper thread part-way.
-struct Walker {
-    open: Arc<OpenRoot>,
-    /// The walk's bound (`core::budget`), spent once per entry: once it is spent the walk
-    /// ends as if the tree did.
-    budget: Arc<Budget>,
-    extension: String,
-    /// The path of the entry last handed over or descended into.
-    rel: Vec<u8>,
-    /// The folders being listed, innermost last: their entries still to visit, and the length
-    /// of `rel` that names the folder.
-    stack: Vec<(Entries, usize)>,
-}
-
-/// A folder's entries still to visit.
-type Entries = std::vec::IntoIter<(Vec<u8>, Kind)>;
-
-impl Walker {
-    fn new(open: Arc<OpenRoot>, sub: Vec<u8>, extension: String, budget: Arc<Budget>) -> Walker {
-        let mut w = Walker {
-            open,
-            budget,
-            extension,
-            rel: sub,
-            stack: Vec::new(),
-        };
-        w.enter();
-        w
-    }
-
-    /// Start listing the folder `rel` names (nothing when it cannot be opened or listed).
-    fn enter(&mut self) {
-        let Ok(dir) = self
-            .open
-            .open_judged(&self.rel, false, Want::Dir, HardLinks::Allow, &|_| false)
-        else {
-            return;
-        };
-        if let Some(entries) = listing::list_fd(dir.file.as_fd()) {
-            self.stack.push((entries.into_iter(), self.rel.len()));
-        }
-    }
-
-    /// Whether every file was handed over.
-    fn is_done(&self) -> bool {
-        self.stack.is_empty()
-    }
-
-    /// The next file to scan, in walk order.
-    fn next(&mut self) -> Option<Visit> {
-        loop {
-            let (entries, base) = self.stack.last_mut()?;
-            let base = *base;
-            let Some((name, kind)) = entries.next() else {
-                self.stack.pop();
-                continue;
-            };
-            if !self.budget.spend() {
-                self.stack.clear();
-                return None;
-            }
-            let name_s = String::from_utf8_lossy(&name);
-            if code_search_skips_dir(&name_s) {
-                continue;
-            }
-            self.rel.truncate(base);
-            if !self.rel.is_empty() {
-                self.rel.push(b'/');
-            }
-            self.rel.extend_from_slice(&name);
-            match kind {
-                Kind::Dir => self.enter(),
-                Kind::File | Kind::FileLink => {
-                    if !code_search_skips_file(&name_s) && extension_matches(&name, &self.extension)
-                    {
-                        return Some(Visit {
-                            rel: self.rel.clone(),
-                            link: kind == Kind::FileLink,
-                        });
-                    }
-                }
-                // As the reference's directory iterator: a link to a folder is not descended
-                // into (which also keeps link cycles from multiplying the walk).
-                Kind::DirLink | Kind::Other | Kind::OtherLink => {}
-            }
-        }
     }
 }
 
@@ -846,7 +729,7 @@ impl Ahead {
     /// Probe files from the last backwards until the scanning thread is reached.
     fn probe_backwards(
         &self,
-        files: &[Visit],
+        files: &[Named],
         matcher: &Matcher,
         open: &OpenRoot,
         hard_links: HardLinks,
@@ -866,7 +749,7 @@ impl Ahead {
             }
             let mut hit = false;
             let mut skipped = 0;
-            if read_visit(open, v, hard_links, &mut buf) {
+            if v.read(open, hard_links, &mut buf) {
                 scan::for_each_match(&buf, matcher, &mut skipped, |_| {
                     hit = true;
                     false

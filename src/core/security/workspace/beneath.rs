@@ -2,10 +2,11 @@
 //! actually opened (never of a path string resolved again later).
 //!
 //! Rules:
-//! - a path inside the workspace is opened relative to the root's descriptor, crossing no
-//!   symbolic link and never leaving the root: `openat2` with `RESOLVE_BENEATH |
-//!   RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS`, or, where `openat2` is unavailable, one
-//!   `openat(…, O_NOFOLLOW)` per component. A component swapped for a link after a check makes
+//! - a path inside the workspace is opened relative to the root's descriptor (or a folder's
+//!   opened beneath it), crossing no symbolic link and never leaving the root: `openat2` with
+//!   `RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS`, or one
+//!   `openat(…, O_NOFOLLOW)` per component for a single name (which cannot leave the folder)
+//!   and where `openat2` is unavailable. A component swapped for a link after a check makes
 //!   the open fail instead of leading elsewhere;
 //! - a link is followed only where the caller asks for it, and only in the last component
 //!   ([`open_judged`] with `follow_last`): the whole chain is opened (magic links such as
@@ -151,6 +152,19 @@ fn c_name(bytes: &[u8]) -> io::Result<CString> {
     CString::new(bytes).map_err(|_| io::Error::from_raw_os_error(libc::EINVAL))
 }
 
+/// `f` of `bytes` NUL-terminated: on the stack for names up to `NAME_MAX` (a walk opens one
+/// name per file: no allocation for it), else through [`c_name`].
+fn with_c_name<T>(bytes: &[u8], f: impl FnOnce(&CStr) -> io::Result<T>) -> io::Result<T> {
+    let mut buf = [0u8; 256];
+    if bytes.len() >= buf.len() {
+        return f(&c_name(bytes)?);
+    }
+    buf[..bytes.len()].copy_from_slice(bytes);
+    let name = CStr::from_bytes_with_nul(&buf[..=bytes.len()])
+        .map_err(|_| io::Error::from_raw_os_error(libc::EINVAL))?;
+    f(name)
+}
+
 /// `openat(dir, name, flags)`.
 fn openat(dir: BorrowedFd<'_>, name: &CStr, flags: libc::c_int) -> io::Result<OwnedFd> {
     loop {
@@ -280,21 +294,21 @@ fn is_link_at(dir: BorrowedFd<'_>, name: &CStr) -> bool {
 /// Whether `name` in the open folder `dir` is a regular file with more than one hard link (not
 /// following a link): for walks that list names without opening them.
 pub fn hard_linked_at(dir: BorrowedFd<'_>, name: &[u8]) -> bool {
-    let Ok(name) = c_name(name) else {
-        return false;
-    };
-    // SAFETY: an all-zero `stat` is a valid value for the kernel to overwrite.
-    let mut st: libc::stat = unsafe { std::mem::zeroed() };
-    // SAFETY: a live descriptor, a NUL-terminated name, a writable struct.
-    let r = unsafe {
-        libc::fstatat(
-            dir.as_raw_fd(),
-            name.as_ptr(),
-            &mut st,
-            libc::AT_SYMLINK_NOFOLLOW,
-        )
-    };
-    r == 0 && st.st_mode & libc::S_IFMT == libc::S_IFREG && st.st_nlink > 1
+    with_c_name(name, |name| {
+        // SAFETY: an all-zero `stat` is a valid value for the kernel to overwrite.
+        let mut st: libc::stat = unsafe { std::mem::zeroed() };
+        // SAFETY: a live descriptor, a NUL-terminated name, a writable struct.
+        let r = unsafe {
+            libc::fstatat(
+                dir.as_raw_fd(),
+                name.as_ptr(),
+                &mut st,
+                libc::AT_SYMLINK_NOFOLLOW,
+            )
+        };
+        Ok(r == 0 && st.st_mode & libc::S_IFMT == libc::S_IFREG && st.st_nlink > 1)
+    })
+    .unwrap_or(false)
 }
 
 /// Open `relative` beneath `dir` with `flags`, crossing no symbolic link (the last component
@@ -309,6 +323,12 @@ pub fn open_beneath(
     }
     if relative.is_empty() {
         return openat(dir, c".", with_base(flags));
+    }
+    // One plain name (no `/`, `.` or `..`) opened without following a link cannot leave `dir`,
+    // and plain `openat` skips `RESOLVE_BENEATH`'s final check, which takes the kernel's
+    // global mount lock on every open (walks open each file by name in its own folder).
+    if memchr::memchr(b'/', relative).is_none() {
+        return open_beneath_stepwise(dir, relative, flags);
     }
     let name = c_name(relative)?;
     if let Some(r) = openat2(dir, &name, with_base(flags), RESOLVE_NO_LINKS) {
@@ -328,16 +348,17 @@ fn open_beneath_stepwise(
     let mut segments = relative.split(|&b| b == b'/').peekable();
     while let Some(seg) = segments.next() {
         let at = cur.as_ref().map_or(dir, AsFd::as_fd);
-        let seg = c_name(seg)?;
         if segments.peek().is_none() {
-            let fd = openat_no_link(at, &seg, with_base(flags))?;
+            let fd = with_c_name(seg, |seg| openat_no_link(at, seg, with_base(flags)))?;
             // With O_PATH, O_NOFOLLOW opens a link itself: refuse it.
             if flags & libc::O_PATH != 0 && fd_type(fd.as_fd())? == libc::S_IFLNK {
                 return Err(io::Error::from_raw_os_error(libc::ELOOP));
             }
             return Ok(fd);
         }
-        let next = openat_no_link(at, &seg, libc::O_PATH | libc::O_DIRECTORY | libc::O_CLOEXEC)?;
+        let next = with_c_name(seg, |seg| {
+            openat_no_link(at, seg, libc::O_PATH | libc::O_DIRECTORY | libc::O_CLOEXEC)
+        })?;
         cur = Some(next);
     }
     Err(io::Error::from_raw_os_error(libc::ENOENT))
@@ -364,11 +385,12 @@ pub fn open_following(
         Some(open_beneath(dir, parent, libc::O_PATH | libc::O_DIRECTORY)?)
     };
     let at = parent_fd.as_ref().map_or(dir, AsFd::as_fd);
-    let name = c_name(name)?;
-    match openat2(at, &name, with_base(flags), RESOLVE_NO_MAGIC) {
-        Some(r) => r,
-        None => openat(at, &name, with_base(flags)),
-    }
+    with_c_name(name, |name| {
+        match openat2(at, name, with_base(flags), RESOLVE_NO_MAGIC) {
+            Some(r) => r,
+            None => openat(at, name, with_base(flags)),
+        }
+    })
 }
 
 /// The absolute path the kernel gives for an open descriptor (`/proc/self/fd/N`); None when it
@@ -448,6 +470,39 @@ pub fn open_judged(
     hard_links: HardLinks,
     blocked: &dyn Fn(&[u8]) -> bool,
 ) -> Result<Opened, Refused> {
+    let (file, meta, real) = judge(dir, root, relative, follow_last, want, hard_links, blocked)?;
+    Ok(Opened {
+        file,
+        meta,
+        real_relative: real.unwrap_or_else(|| relative.to_vec()),
+    })
+}
+
+/// [`open_judged`] for a caller that needs no real path back (a walk reading each file it
+/// lists): the same rules, the open file and its metadata.
+pub fn open_judged_file(
+    dir: BorrowedFd<'_>,
+    root: &[u8],
+    relative: &[u8],
+    follow_last: bool,
+    want: Want,
+    hard_links: HardLinks,
+    blocked: &dyn Fn(&[u8]) -> bool,
+) -> Result<(File, Metadata), Refused> {
+    let (file, meta, _) = judge(dir, root, relative, follow_last, want, hard_links, blocked)?;
+    Ok((file, meta))
+}
+
+/// [`open_judged`]'s work; the real path relative to the root only when a link was followed.
+fn judge(
+    dir: BorrowedFd<'_>,
+    root: &[u8],
+    relative: &[u8],
+    follow_last: bool,
+    want: Want,
+    hard_links: HardLinks,
+    blocked: &dyn Fn(&[u8]) -> bool,
+) -> Result<(File, Metadata, Option<Vec<u8>>), Refused> {
     let flags = match want {
         Want::File => libc::O_RDONLY,
         Want::Dir => libc::O_RDONLY | libc::O_DIRECTORY,
@@ -460,14 +515,14 @@ pub fn open_judged(
     };
     let file = File::from(opened.map_err(|e| Refused::from_io(&e))?);
     let meta = file.metadata().map_err(|_| Refused::Unreadable)?;
-    let mut real_relative = relative.to_vec();
+    let mut real_relative = None;
     if follow_last {
         let real = real_path(file.as_fd()).ok_or(Refused::Outside)?;
         let inside = relative_inside(root, &real).ok_or(Refused::Outside)?;
         if blocked(inside) {
             return Err(Refused::Blocked);
         }
-        real_relative = inside.to_vec();
+        real_relative = Some(inside.to_vec());
     }
     match want {
         Want::File if !meta.is_file() => return Err(Refused::NotAFile),
@@ -482,11 +537,7 @@ pub fn open_judged(
     } else {
         file
     };
-    Ok(Opened {
-        file,
-        meta,
-        real_relative,
-    })
+    Ok((file, meta, real_relative))
 }
 
 #[cfg(test)]

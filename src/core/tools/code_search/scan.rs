@@ -8,7 +8,7 @@
 //! `file(..., FILE_IGNORE_NEW_LINES)`.
 
 use std::fs::File;
-use std::io::Read;
+use std::os::fd::AsRawFd;
 
 use memchr::memmem::Finder;
 use memchr::{memchr, memchr_iter, memrchr};
@@ -171,33 +171,40 @@ pub fn lines_after(buf: &[u8], end: usize, n: usize) -> Vec<Vec<u8>> {
 /// (cleared first) unless it is larger than `max` bytes; `false` when it could not be read or
 /// is too large. The caller opened and judged the file (`workspace::beneath`), so the walk
 /// needs no `stat` per file and nothing is opened by path here.
-pub fn read_open(mut file: File, size: u64, max: u64, buf: &mut Vec<u8>) -> bool {
+pub fn read_open(file: File, size: u64, max: u64, buf: &mut Vec<u8>) -> bool {
     buf.clear();
     if size > max {
         return false;
     }
     let size = size as usize;
-    // One read usually fills the buffer to the size the file had when opened; a file that
-    // grew meanwhile is read on to its end, as `fs::read` would.
-    buf.resize(size + 1, 0);
-    let mut filled = 0;
+    // One read usually fills the buffer to the size the file had when opened (one byte more
+    // is room to see the end); a file that grew meanwhile is read on to its end, as `fs::read`
+    // would. Read into the spare capacity: nothing is zeroed first.
+    buf.reserve(size + 1);
     loop {
-        match file.read(&mut buf[filled..]) {
+        let spare = buf.spare_capacity_mut();
+        // SAFETY: an open descriptor and a writable region of `spare.len()` bytes.
+        let n = unsafe { libc::read(file.as_raw_fd(), spare.as_mut_ptr().cast(), spare.len()) };
+        match usize::try_from(n) {
             Ok(0) => break,
             Ok(n) => {
-                filled += n;
-                if filled == size {
+                // SAFETY: the kernel initialised the `n` (at most `spare.len()`) bytes it read.
+                unsafe { buf.set_len(buf.len() + n) };
+                if buf.len() == size {
                     break;
                 }
-                if filled == buf.len() {
-                    buf.resize(buf.len() * 2, 0);
+                if buf.len() == buf.capacity() {
+                    buf.reserve(buf.len());
                 }
             }
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(_) => return false,
+            Err(_) if std::io::Error::last_os_error().kind() == std::io::ErrorKind::Interrupted => {
+            }
+            Err(_) => {
+                buf.clear();
+                return false;
+            }
         }
     }
-    buf.truncate(filled);
     true
 }
 

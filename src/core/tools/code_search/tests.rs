@@ -8,6 +8,7 @@ use std::os::unix::fs::symlink;
 use std::path::{Path, PathBuf};
 
 use super::*;
+use crate::core::security::file_rules::{code_search_skips_dir, code_search_skips_file};
 use crate::core::tools::project::Project;
 
 /// The straightforward scan: what code_search did before the fast paths.

@@ -1,0 +1,273 @@
+//! code_search's walk: folders listed in name order, each opened by its one name in its parent
+//! (which was itself opened beneath the root with no link crossed), and every file opened by its
+//! one name in the open folder that listed it. One name with no link followed cannot leave its
+//! folder, and the kernel resolves one component per open instead of every folder above it.
+//!
+//! A folder keeps its descriptor while files of it wait to be scanned, at most
+//! [`HELD_FOLDERS_MAX`] per search (descriptors are few and shared by the whole process): past
+//! that a folder is opened again when its first file is read, or, when even that would pass the
+//! bound, its files are opened from the root by their whole path, as every file was before.
+//!
+//! The path of a file relative to the root (what rows show) is only put together when it is
+//! needed: a row, a file kept for a later pass ([`Named`]), a folder without a descriptor.
+
+use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, OnceLock};
+
+use super::listing::{self, Kind};
+use super::{extension_matches, scan, MAX_FILE_BYTES};
+use crate::core::budget::Budget;
+use crate::core::security::file_rules::{code_search_skips_entry, code_search_skips_path};
+use crate::core::security::workspace::beneath::{self, HardLinks, Want};
+use crate::core::security::workspace::open_root::OpenRoot;
+
+/// Folder descriptors one search holds open at most (see the module docs).
+pub const HELD_FOLDERS_MAX: usize = 64;
+
+/// A folder of the walk: its path relative to the root and, once opened for its files, its
+/// descriptor (`None` inside when the bound was reached).
+pub struct Folder {
+    rel: Vec<u8>,
+    fd: OnceLock<Option<OwnedFd>>,
+    held: Arc<AtomicUsize>,
+}
+
+impl Folder {
+    /// The folder's descriptor for opening its files by name: the one it was listed through,
+    /// or opened again beneath the root on first use; `None` past the bound.
+    fn fd(&self, open: &OpenRoot) -> Option<BorrowedFd<'_>> {
+        let fd = self.fd.get_or_init(|| {
+            let root = open.dir_fd()?;
+            if !take_slot(&self.held) {
+                return None;
+            }
+            let fd = beneath::open_beneath(root, &self.rel, libc::O_PATH | libc::O_DIRECTORY);
+            if fd.is_err() {
+                self.held.fetch_sub(1, Ordering::Relaxed);
+            }
+            fd.ok()
+        });
+        fd.as_ref().map(AsFd::as_fd)
+    }
+
+    /// The path of its entry `name` relative to the root.
+    fn join(&self, name: &[u8]) -> Vec<u8> {
+        let mut rel = Vec::with_capacity(self.rel.len() + 1 + name.len());
+        rel.extend_from_slice(&self.rel);
+        if !rel.is_empty() {
+            rel.push(b'/');
+        }
+        rel.extend_from_slice(name);
+        rel
+    }
+}
+
+impl Drop for Folder {
+    fn drop(&mut self) {
+        if matches!(self.fd.get(), Some(Some(_))) {
+            self.held.fetch_sub(1, Ordering::Relaxed);
+        }
+    }
+}
+
+/// One more held descriptor, unless the bound is reached.
+fn take_slot(held: &AtomicUsize) -> bool {
+    held.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| {
+        (n < HELD_FOLDERS_MAX).then_some(n + 1)
+    })
+    .is_ok()
+}
+
+/// A file the walk hands to the scan: its folder, its name there, and whether the entry is a
+/// link (followed and judged only when it is opened).
+pub struct Visit {
+    at: Arc<Folder>,
+    name: Vec<u8>,
+    link: bool,
+}
+
+impl Visit {
+    /// Its path relative to the root.
+    pub fn rel(&self) -> Vec<u8> {
+        self.at.join(&self.name)
+    }
+
+    /// The same file named by its whole path, holding no descriptor.
+    pub fn named(&self) -> Named {
+        Named {
+            rel: self.rel(),
+            link: self.link,
+        }
+    }
+
+    /// [`read_at`] through its folder's descriptor, or from the root without one.
+    pub fn read(&self, open: &OpenRoot, hard_links: HardLinks, buf: &mut Vec<u8>) -> bool {
+        match self.at.fd(open) {
+            Some(dir) => read_at(open, dir, &self.name, self.link, hard_links, buf),
+            None => self.named().read(open, hard_links, buf),
+        }
+    }
+}
+
+/// A file named by its path relative to the root: kept for a later pass (the probing helper,
+/// the skipped-lines warning) without keeping its folder open.
+#[derive(Clone, Debug)]
+pub struct Named {
+    rel: Vec<u8>,
+    link: bool,
+}
+
+impl Named {
+    /// [`read_at`] from the root.
+    pub fn read(&self, open: &OpenRoot, hard_links: HardLinks, buf: &mut Vec<u8>) -> bool {
+        match open.dir_fd() {
+            Some(root) => read_at(open, root, &self.rel, self.link, hard_links, buf),
+            None => {
+                buf.clear();
+                false
+            }
+        }
+    }
+}
+
+/// Open `rel` beneath `dir` (the root, or a folder opened beneath it) and read it into `buf`
+/// when the scan may read it: no link crossed on the way; a link only to a regular file inside
+/// the workspace whose real path the search would not skip (secret, noise or security folder);
+/// one hard link unless allowed; at most [`MAX_FILE_BYTES`]. What is judged is the opened file,
+/// read through the same descriptor.
+fn read_at(
+    open: &OpenRoot,
+    dir: BorrowedFd<'_>,
+    rel: &[u8],
+    link: bool,
+    hard_links: HardLinks,
+    buf: &mut Vec<u8>,
+) -> bool {
+    let skips = |real: &[u8]| code_search_skips_path(&String::from_utf8_lossy(real));
+    let root = open.root_str().as_bytes();
+    match beneath::open_judged_file(dir, root, rel, link, Want::File, hard_links, &skips) {
+        Ok((file, meta)) => scan::read_open(file, meta.len(), MAX_FILE_BYTES, buf),
+        Err(_) => {
+            buf.clear();
+            false
+        }
+    }
+}
+
+/// The walk of one folder (relative to the root, opened beneath it with no link crossed) in
+/// name order, one file to scan at a time: noise folders, secret files and other extensions
+/// left out, folders descended into as they come. Entry types come from `listing`: links to
+/// files are handed over as links (followed and judged when opened), links to folders are not
+/// followed. It owns what it needs, so it can move to a helper thread part-way.
+pub struct Walker {
+    open: Arc<OpenRoot>,
+    /// The walk's bound (`core::budget`), spent once per entry: once it is spent the walk
+    /// ends as if the tree did.
+    budget: Arc<Budget>,
+    extension: String,
+    /// Folder descriptors held by this walk's folders.
+    held: Arc<AtomicUsize>,
+    /// The folders being listed, innermost last, with their entries still to visit.
+    stack: Vec<(Entries, Arc<Folder>)>,
+}
+
+/// A folder's entries still to visit.
+type Entries = std::vec::IntoIter<(Vec<u8>, Kind)>;
+
+impl Walker {
+    /// A walk of `sub` (relative to the root; empty for the root).
+    pub fn new(open: Arc<OpenRoot>, sub: Vec<u8>, extension: String, budget: Arc<Budget>) -> Self {
+        let mut w = Walker {
+            open,
+            budget,
+            extension,
+            held: Arc::new(AtomicUsize::new(0)),
+            stack: Vec::new(),
+        };
+        if let Some(root) = w.open.dir_fd() {
+            let dir = beneath::open_beneath(root, &sub, libc::O_RDONLY | libc::O_DIRECTORY);
+            w.enter(dir.ok(), sub);
+        }
+        w
+    }
+
+    /// Start listing the folder `rel` opened as `dir` (nothing when it could not be opened or
+    /// listed), keeping the descriptor for its files while the bound allows.
+    fn enter(&mut self, dir: Option<OwnedFd>, rel: Vec<u8>) {
+        let Some(dir) = dir else { return };
+        let Some(entries) = listing::list_fd(dir.as_fd()) else {
+            return;
+        };
+        let fd = OnceLock::new();
+        if take_slot(&self.held) {
+            let _ = fd.set(Some(dir));
+        }
+        let folder = Folder {
+            rel,
+            fd,
+            held: self.held.clone(),
+        };
+        self.stack.push((entries.into_iter(), Arc::new(folder)));
+    }
+
+    /// Whether every file was handed over.
+    pub fn is_done(&self) -> bool {
+        self.stack.is_empty()
+    }
+}
+
+impl Iterator for Walker {
+    type Item = Visit;
+
+    /// The next file to scan, in walk order.
+    fn next(&mut self) -> Option<Visit> {
+        loop {
+            let (entries, folder) = self.stack.last_mut()?;
+            let Some((name, kind)) = entries.next() else {
+                self.stack.pop();
+                continue;
+            };
+            if !self.budget.spend() {
+                self.stack.clear();
+                return None;
+            }
+            match kind {
+                Kind::Dir => {
+                    if code_search_skips_entry(&String::from_utf8_lossy(&name), false) {
+                        continue;
+                    }
+                    let folder = folder.clone();
+                    let flags = libc::O_RDONLY | libc::O_DIRECTORY;
+                    // Through the parent's descriptor when it is held, else from the root.
+                    let dir = match folder.fd.get() {
+                        Some(Some(parent)) => beneath::open_beneath(parent.as_fd(), &name, flags),
+                        _ => match self.open.dir_fd() {
+                            Some(root) => beneath::open_beneath(root, &folder.join(&name), flags),
+                            None => continue,
+                        },
+                    };
+                    self.enter(dir.ok(), folder.join(&name));
+                }
+                Kind::File | Kind::FileLink => {
+                    if extension_matches(&name, &self.extension)
+                        && !code_search_skips_entry(&String::from_utf8_lossy(&name), true)
+                    {
+                        return Some(Visit {
+                            at: folder.clone(),
+                            name,
+                            link: kind == Kind::FileLink,
+                        });
+                    }
+                }
+                // As the reference's directory iterator: a link to a folder is not descended
+                // into (which also keeps link cycles from multiplying the walk).
+                Kind::DirLink | Kind::Other | Kind::OtherLink => {}
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+#[path = "walk_tests.rs"]
+mod tests;
