@@ -3,7 +3,8 @@
 // against ripgrep (`rg`, same literal and regex) and against a plain-PHP implementation written
 // below (RecursiveDirectoryIterator + strpos / preg_match; DirectoryIterator for the tree).
 // Checked first: the same matching lines (file and line) from native and plain PHP, the same
-// count from rg, the same tree from both. Run:
+// count from rg, the same tree from both. The literal searches also print the kernel's floor of
+// the same walk (examples/code_search_floor.rs, when built) and the tool's time over it. Run:
 //   php -d extension=<path>/libphpclaw.so bench/code_search.php
 
 declare(strict_types=1);
@@ -88,6 +89,26 @@ function tree_fixture(): string
     return $root;
 }
 
+/**
+ * The kernel's floor of a literal search of $root (examples/code_search_floor.rs: the same walk
+ * with plain system calls, nothing else), printed beside the tool's time: how far above it the
+ * tool is. Skipped with a hint when the example is not built.
+ *
+ * @param array{float, float} $native the tool's [wall, cpu] per call in µs
+ */
+function print_floor(string $label, array $native, string $root, string $literal): void
+{
+    $bin = getenv('PHPCLAW_FLOOR') ?: __DIR__.'/../target/ci/examples/code_search_floor';
+    $out = is_executable($bin) ? (string) shell_exec(escapeshellarg($bin).' '.escapeshellarg($root).' '.escapeshellarg($literal).' 30') : '';
+    if (!preg_match('/^floor\|([\d.]+)\|([\d.]+)\|(\d+)\|/m', $out, $m)) {
+        echo "  (no floor: cargo build --profile ci --no-default-features --example code_search_floor)\n";
+        return;
+    }
+    [$wall, $cpu] = [(float) $m[1] * 1000, (float) $m[2] * 1000];
+    printf("  %-44s floor  %10.2f us wall %10.2f us cpu (%d files read); native/floor %.2fx wall, %.2fx cpu\n",
+        $label, $wall, $cpu, (int) $m[3], $native[0] / max($wall, 1e-9), $native[1] / max($cpu, 1e-9));
+}
+
 function best(callable $f, int $runs = 5): float
 {
     $best = INF;
@@ -123,8 +144,12 @@ foreach ([['buildPayload', false, 'buildPayload'], ['/build\w+\(\$ord/', true, '
     }
     $tr = best(fn () => shell_exec('rg -n '.escapeshellarg($rgPattern).' '.escapeshellarg($root).' > /dev/null'));
     $tr1 = best(fn () => shell_exec('rg -n -j1 '.escapeshellarg($rgPattern).' '.escapeshellarg($root).' > /dev/null'));
-    [[$tn]] = bench_compare(sprintf('code_search %s, 2000 files', $regex ? 'regex' : 'literal'),
-        fn () => $tool->execute(['pattern' => $pattern, 'is_regex' => $regex]), fn () => plain_search($root, $pattern, $regex), 1, 5);
+    $label = sprintf('code_search %s, 2000 files', $regex ? 'regex' : 'literal');
+    [$timed] = bench_compare($label, fn () => $tool->execute(['pattern' => $pattern, 'is_regex' => $regex]), fn () => plain_search($root, $pattern, $regex), 1, 5);
+    $tn = $timed[0];
+    if (!$regex) {
+        print_floor($label, $timed, $root, $pattern);
+    }
     printf("  %d hits; rg %.1f ms (rg -j1 %.1f ms); native/rg %.2fx, native/rg-j1 %.2fx (wall)\n",
         $native, $tr, $tr1, $tn / 1000 / $tr, $tn / 1000 / $tr1);
 }
@@ -134,8 +159,9 @@ if ($small !== plain_search($root.'/src/m00', 'buildPayload', false)) {
     fwrite(STDERR, "different counts on the small tree\n");
     exit(1);
 }
-bench_compare('code_search literal, 100 files', fn () => $tool->execute(['pattern' => 'buildPayload', 'path' => 'src/m00']),
+[$timed] = bench_compare('code_search literal, 100 files', fn () => $tool->execute(['pattern' => 'buildPayload', 'path' => 'src/m00']),
     fn () => plain_search($root.'/src/m00', 'buildPayload', false), 5, 7);
+print_floor('code_search literal, 100 files', $timed, $root.'/src/m00', 'buildPayload');
 $project = new ProjectTool($root);
 if (sorted_tree(json_decode($project->execute(['depth' => 3]), true)['data']['file_tree']) !== sorted_tree(plain_tree($root, 3))) {
     fwrite(STDERR, "different trees\n");

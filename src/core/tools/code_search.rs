@@ -18,8 +18,10 @@
 //! refused.
 //!
 //! Speed (same lines as a line-by-line scan): entry types come from the directory listing, each
-//! file is read once into a reused buffer and searched whole (`scan`), and a regex whose every
-//! match must contain some literal only has the lines holding that literal asked (`prefilter`).
+//! file is opened by its one name in its folder's open descriptor (`walk`: the kernel resolves
+//! one name, not every folder above it) and its path only put together for a row, each file is
+//! read once into a reused buffer and searched whole (`scan`), and a regex whose every match
+//! must contain some literal only has the lines holding that literal asked (`prefilter`).
 
 use std::fs;
 use std::path::Path;

@@ -5,8 +5,9 @@
 //! at most four), started on first need and kept for the life of the process. A search asks for
 //! one with [`reserve`]; when every helper is busy (many request threads searching at once in a
 //! thread-safe PHP) it gets none and searches alone, so a search never waits for another. A job
-//! holds no PHP value (only paths, the compiled pattern and the open root, all `Send`), and the
-//! caller waits for its job to end before it returns, so no work outlives the call.
+//! holds no PHP value (only paths, folder descriptors, the compiled pattern and the open root,
+//! all `Send`), and the caller waits for its job to end before it returns, so no work outlives
+//! the call.
 //!
 //! After a `fork()` the child has no helper threads: the pool notices the process id changed and
 //! starts afresh rather than handing a job to a thread that does not exist.

@@ -1,7 +1,9 @@
 //! code_search's walk: folders listed in name order, each opened by its one name in its parent
 //! (which was itself opened beneath the root with no link crossed), and every file opened by its
 //! one name in the open folder that listed it. One name with no link followed cannot leave its
-//! folder, and the kernel resolves one component per open instead of every folder above it.
+//! folder, and the kernel resolves one component per open instead of every folder above it. (A
+//! folder renamed out of the workspace while the walk holds it is still read through its
+//! descriptor: no more than whoever renamed it could have put inside the workspace itself.)
 //!
 //! A folder keeps its descriptor while files of it wait to be scanned, at most
 //! [`HELD_FOLDERS_MAX`] per search (descriptors are few and shared by the whole process): past
