@@ -277,6 +277,20 @@ fn openat_no_link(dir: BorrowedFd<'_>, name: &CStr, flags: libc::c_int) -> io::R
 
 /// Whether `name` in the open folder `dir` is a symbolic link (not followed).
 fn is_link_at(dir: BorrowedFd<'_>, name: &CStr) -> bool {
+    lstat_at(dir, name).is_some_and(|st| st.st_mode & libc::S_IFMT == libc::S_IFLNK)
+}
+
+/// Whether `name` in the open folder `dir` is a regular file with more than one hard link (not
+/// following a link): for walks that list names without opening them.
+pub fn hard_linked_at(dir: BorrowedFd<'_>, name: &[u8]) -> bool {
+    with_c_name(name, |name| Ok(lstat_at(dir, name)))
+        .ok()
+        .flatten()
+        .is_some_and(|st| st.st_mode & libc::S_IFMT == libc::S_IFREG && st.st_nlink > 1)
+}
+
+/// `fstatat(dir, name, AT_SYMLINK_NOFOLLOW)`; `None` when it fails.
+fn lstat_at(dir: BorrowedFd<'_>, name: &CStr) -> Option<libc::stat> {
     // SAFETY: an all-zero `stat` is a valid value for the kernel to overwrite.
     let mut st: libc::stat = unsafe { std::mem::zeroed() };
     // SAFETY: a live descriptor, a NUL-terminated name, a writable struct.
@@ -288,27 +302,7 @@ fn is_link_at(dir: BorrowedFd<'_>, name: &CStr) -> bool {
             libc::AT_SYMLINK_NOFOLLOW,
         )
     };
-    r == 0 && st.st_mode & libc::S_IFMT == libc::S_IFLNK
-}
-
-/// Whether `name` in the open folder `dir` is a regular file with more than one hard link (not
-/// following a link): for walks that list names without opening them.
-pub fn hard_linked_at(dir: BorrowedFd<'_>, name: &[u8]) -> bool {
-    with_c_name(name, |name| {
-        // SAFETY: an all-zero `stat` is a valid value for the kernel to overwrite.
-        let mut st: libc::stat = unsafe { std::mem::zeroed() };
-        // SAFETY: a live descriptor, a NUL-terminated name, a writable struct.
-        let r = unsafe {
-            libc::fstatat(
-                dir.as_raw_fd(),
-                name.as_ptr(),
-                &mut st,
-                libc::AT_SYMLINK_NOFOLLOW,
-            )
-        };
-        Ok(r == 0 && st.st_mode & libc::S_IFMT == libc::S_IFREG && st.st_nlink > 1)
-    })
-    .unwrap_or(false)
+    (r == 0).then_some(st)
 }
 
 /// Open `relative` beneath `dir` with `flags`, crossing no symbolic link (the last component
@@ -470,7 +464,8 @@ pub fn open_judged(
     hard_links: HardLinks,
     blocked: &dyn Fn(&[u8]) -> bool,
 ) -> Result<Opened, Refused> {
-    let (file, meta, real) = judge(dir, root, relative, follow_last, want, hard_links, blocked)?;
+    let (file, meta, real) =
+        open_judged_file(dir, root, relative, follow_last, want, hard_links, blocked)?;
     Ok(Opened {
         file,
         meta,
@@ -478,23 +473,9 @@ pub fn open_judged(
     })
 }
 
-/// [`open_judged`] for a caller that needs no real path back (a walk reading each file it
-/// lists): the same rules, the open file and its metadata.
+/// [`open_judged`] giving the real path back only when a link was followed (a walk reading
+/// each file it lists needs none: nothing is allocated for it).
 pub fn open_judged_file(
-    dir: BorrowedFd<'_>,
-    root: &[u8],
-    relative: &[u8],
-    follow_last: bool,
-    want: Want,
-    hard_links: HardLinks,
-    blocked: &dyn Fn(&[u8]) -> bool,
-) -> Result<(File, Metadata), Refused> {
-    let (file, meta, _) = judge(dir, root, relative, follow_last, want, hard_links, blocked)?;
-    Ok((file, meta))
-}
-
-/// [`open_judged`]'s work; the real path relative to the root only when a link was followed.
-fn judge(
     dir: BorrowedFd<'_>,
     root: &[u8],
     relative: &[u8],

@@ -149,7 +149,7 @@ fn read_at(
     let skips = |real: &[u8]| code_search_skips_path(&String::from_utf8_lossy(real));
     let root = open.root_str().as_bytes();
     match beneath::open_judged_file(dir, root, rel, link, Want::File, hard_links, &skips) {
-        Ok((file, meta)) => scan::read_open(file, meta.len(), MAX_FILE_BYTES, buf),
+        Ok((file, meta, _)) => scan::read_open(file, meta.len(), MAX_FILE_BYTES, buf),
         Err(_) => {
             buf.clear();
             false
