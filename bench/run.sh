@@ -8,6 +8,9 @@
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 (cd "$ROOT" && cargo build --release --quiet)
+# code_search's floor (bench/code_search.php), in the core tests' profile: no PHP in it, and
+# target/release/libphpclaw.so is left alone.
+(cd "$ROOT" && cargo build --profile ci --no-default-features --example code_search_floor --quiet)
 SO="$ROOT/target/release/libphpclaw.so"
 OUT="$(mktemp)"
 trap 'rm -f "$OUT"' EXIT
