@@ -672,6 +672,11 @@ mod tests {
         let mut b = Array::new();
         b.insert(i64::MAX, 1);
         assert_eq!(b.push(2), Err(NextElementOccupied));
+        // Removed, the index is free again while the next free index stays at i64::MAX (php
+        // 8.2: `unset($a[PHP_INT_MAX]); $a[] = 2;` adds key PHP_INT_MAX, the next push throws).
+        b.remove(i64::MAX);
+        assert_eq!(b.push(2), Ok(i64::MAX));
+        assert_eq!(b.push(3), Err(NextElementOccupied));
         assert_eq!(
             NextElementOccupied.to_string(),
             "Cannot add element to the array as the next element is already occupied"
