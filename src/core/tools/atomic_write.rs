@@ -149,6 +149,18 @@ fn make_folder(at: BorrowedFd<'_>, name: &[u8]) -> io::Result<()> {
     }
 }
 
+/// Give `file` the mode, owner and group of `o` (best effort), skipping what it has already:
+/// each change dirties the inode, a look at it does not.
+fn copy_owner(file: &std::fs::File, o: Owner) {
+    let now = file.metadata().ok().map(|m| Owner::of(&m));
+    if now.map(|n| n.mode) != Some(o.mode) {
+        let _ = file.set_permissions(std::fs::Permissions::from_mode(o.mode));
+    }
+    if now.map(|n| (n.uid, n.gid)) != Some((o.uid, o.gid)) {
+        let _ = std::os::unix::fs::fchown(file, Some(o.uid), Some(o.gid));
+    }
+}
+
 /// `fsync(fd)`.
 fn sync(fd: BorrowedFd<'_>) -> io::Result<()> {
     #[cfg(test)]
@@ -248,10 +260,7 @@ impl Target {
         let _ = lock::flock(&tmp.file, libc::LOCK_EX | libc::LOCK_NB);
         (&tmp.file).write_all(content).map_err(|_| failed())?;
         if let Some(o) = owner {
-            let _ = tmp
-                .file
-                .set_permissions(std::fs::Permissions::from_mode(o.mode));
-            let _ = std::os::unix::fs::fchown(&tmp.file, Some(o.uid), Some(o.gid));
+            copy_owner(&tmp.file, o);
         }
         if how.durable {
             sync(tmp.file.as_fd()).map_err(|_| failed())?;

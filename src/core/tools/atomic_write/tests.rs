@@ -67,6 +67,19 @@ fn a_new_file_is_private_and_a_replaced_one_keeps_its_mode() {
     target.write(b"b", owner, &how(false)).unwrap();
     assert_eq!(mode(&d.0.join("m.txt")), 0o640);
     assert_eq!(std::fs::read(d.0.join("m.txt")).unwrap(), b"b");
+    // Another owner and group are copied where this process may give them (root).
+    // SAFETY: a plain query.
+    if unsafe { libc::geteuid() } == 0 {
+        use std::os::unix::fs::MetadataExt as _;
+        std::os::unix::fs::chown(d.0.join("m.txt"), Some(1234), Some(4321)).unwrap();
+        let target = Target::open(root.as_fd(), b"m.txt").unwrap();
+        target.write(b"c", target.owner(), &how(false)).unwrap();
+        let meta = std::fs::metadata(d.0.join("m.txt")).unwrap();
+        assert_eq!(
+            (meta.uid(), meta.gid(), meta.mode() & 0o777),
+            (1234, 4321, 0o640)
+        );
+    }
 }
 
 #[test]
