@@ -113,6 +113,60 @@ impl ClassSlot {
     }
 }
 
+/// A userland class looked up by name on every use (it may be declared or autoloaded at any
+/// time, so the entry is never kept), with its name and lower-cased key made once per process
+/// as permanent interned strings ([`ClassName::intern`], at startup): a lookup then allocates
+/// nothing and skips the engine's lower-casing and name validation. Before `intern` it is an
+/// ordinary lookup.
+pub struct ClassName {
+    name: &'static str,
+    strings: std::sync::OnceLock<(usize, usize)>,
+}
+
+impl ClassName {
+    /// The class `name` (without a leading backslash).
+    pub const fn new(name: &'static str) -> Self {
+        ClassName {
+            name,
+            strings: std::sync::OnceLock::new(),
+        }
+    }
+
+    /// Make the interned strings (module startup only: interned strings made during a request
+    /// die with it).
+    pub fn intern(&self) {
+        self.strings.get_or_init(|| {
+            let make = |s: &str| {
+                let z = ZendStr::new_interned(s, true);
+                // Permanent interned strings live as long as the process; the box must not free it.
+                ZBox::into_raw(z) as *mut ZendStr as usize
+            };
+            (make(self.name), make(&self.name.to_ascii_lowercase()))
+        });
+    }
+
+    /// The class entry (autoloaded when unknown), None when there is no such class; Err when
+    /// autoloading threw.
+    pub fn find(&self) -> Result<Option<*mut zend_class_entry>, Pending> {
+        let ce: *mut zend_class_entry = match self.strings.get() {
+            // SAFETY: permanent interned strings (see `intern`); the engine neither frees nor
+            // counts references to interned strings.
+            Some(&(name, key)) => unsafe {
+                ext_php_rs::ffi::zend_lookup_class_ex(name as *mut _, key as *mut _, 0)
+            },
+            None => ClassEntry::try_find(self.name)
+                .map_or(ptr::null_mut(), |ce| ptr::from_ref(ce).cast_mut().cast()),
+        };
+        if !ce.is_null() {
+            Ok(Some(ce))
+        } else if pending() {
+            Err(Pending)
+        } else {
+            Ok(None)
+        }
+    }
+}
+
 extern "C" {
     static spl_ce_RuntimeException: *mut zend_class_entry;
     static php_json_exception_ce: *mut zend_class_entry;
