@@ -605,13 +605,45 @@ fn switches_recursion(rec: &Recursion, token: &str) -> bool {
 }
 
 /// Rule 4 on a basename: either table, also with a version suffix (`python3.11`, `php8`).
+/// One hashed lookup per form, in a set built once per process; no allocation.
 pub(crate) fn is_blocked_name(basename: &str) -> bool {
-    let lower = basename.to_ascii_lowercase();
-    let unversioned = lower.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
-    [lower.as_str(), unversioned]
-        .iter()
-        .any(|n| !n.is_empty() && (HARD_BLOCKED.contains(n) || EXTRA_HARD_BLOCKED.contains(n)))
+    static NAMES: std::sync::OnceLock<std::collections::HashSet<&'static [u8]>> =
+        std::sync::OnceLock::new();
+    let names = NAMES.get_or_init(|| {
+        HARD_BLOCKED
+            .iter()
+            .chain(EXTRA_HARD_BLOCKED)
+            .map(|n| n.as_bytes())
+            .collect()
+    });
+    let unversioned = basename.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
+    let listed = |name: &str| {
+        let mut buf = [0u8; BLOCKED_NAME_MAX];
+        // A name longer than every table entry is in no table.
+        let Some(lower) = buf.get_mut(..name.len()) else {
+            return false;
+        };
+        lower.copy_from_slice(name.as_bytes());
+        lower.make_ascii_lowercase();
+        !lower.is_empty() && names.contains(&*lower)
+    };
+    listed(basename) || listed(unversioned)
 }
+
+/// The longest name [`is_blocked_name`] can match; the tables' names are all shorter.
+const BLOCKED_NAME_MAX: usize = 32;
+
+const _: () = {
+    let (mut i, mut j) = (0, 0);
+    while i < HARD_BLOCKED.len() {
+        assert!(HARD_BLOCKED[i].len() <= BLOCKED_NAME_MAX);
+        i += 1;
+    }
+    while j < EXTRA_HARD_BLOCKED.len() {
+        assert!(EXTRA_HARD_BLOCKED[j].len() <= BLOCKED_NAME_MAX);
+        j += 1;
+    }
+};
 
 const _: () = assert!(
     METACHARACTERS.len() <= 32,
@@ -659,6 +691,22 @@ fn metacharacter(command: &str) -> Option<&str> {
 
 #[cfg(test)]
 mod tests {
+
+    /// Blocked names: either table, any case, with a version suffix of any length; nothing else.
+    #[test]
+    fn blocked_names() {
+        let long_suffix = format!("python3.{}", "1".repeat(40));
+        for name in ["rm", "RM", "Python3.11", "php8.2", "xargs", "bash5", long_suffix.as_str()] {
+            assert!(is_blocked_name(name), "{name}");
+        }
+        let long = "r".repeat(BLOCKED_NAME_MAX + 1);
+        for name in ["", "1.2", "ls", "rmx", "xrm", "rm-", long.as_str(), "é", "rm\u{e9}"] {
+            assert!(!is_blocked_name(name), "{name}");
+        }
+        for name in HARD_BLOCKED.iter().chain(EXTRA_HARD_BLOCKED) {
+            assert!(is_blocked_name(name) && is_blocked_name(&name.to_uppercase()), "{name}");
+        }
+    }
 
     /// `program_check` refuses exactly what `check` refuses for the program's sake, the same way.
     #[test]
