@@ -248,6 +248,26 @@ final class RoutingMetadataTest extends TestCase
         $m->isEmpty();
     }
 
+    /** The constructor's values are seen however the object is read, also after its property table was built. */
+    public function testConstructorAfterThePropertyTableWasBuilt(): void
+    {
+        $m = (new ReflectionClass(ToolRoutingMetadata::class))->newInstanceWithoutConstructor();
+        self::assertSame([], get_object_vars($m));
+        $tags = ['t' . random_int(1, 9)];
+        $m->__construct(['d'], $tags);
+        self::assertSame(['domains' => ['d'], 'tags' => $tags, 'intents' => [], 'examples' => []], get_object_vars($m));
+        self::assertSame($tags, $m->tags);
+        self::assertSame(['domains' => ['d'], 'tags' => $tags, 'intents' => [], 'examples' => []], (array) $m);
+        self::assertFalse($m->isEmpty());
+        try {
+            $m->__construct(['again']);
+            self::fail('a second constructor call initialised a readonly property again');
+        } catch (Error $e) {
+            self::assertStringContainsString('Cannot modify readonly property', $e->getMessage());
+        }
+        self::assertSame(['d'], $m->domains);
+    }
+
     public function testClassIsFinal(): void
     {
         self::assertTrue((new ReflectionClass(ToolRoutingMetadata::class))->isFinal());

@@ -991,6 +991,38 @@ pub fn property_offset(ce: &ClassEntry, name: &str) -> Option<u32> {
     }
 }
 
+/// Initialise the declared property at `offset` of `obj` (from [`property_offset`] for `obj`'s
+/// own class) with `value`, as the engine's first write to a typed property does (value in,
+/// property flags cleared), when the slot is still uninitialised: no name lookup, no allocation.
+/// The caller vouches that `value` has the property's type and that its scope may initialise
+/// it. The value comes back when the slot is already set (write through the engine then, which
+/// raises PHP's own readonly Error) or the offset is unknown.
+pub fn init_slot(obj: &ZendObject, offset: u32, value: Zval) -> Result<(), Zval> {
+    if offset == 0 {
+        return Err(value);
+    }
+    // SAFETY: as in `declared_slot`, `offset` points at one of the object's declared property
+    // slots; an uninitialised slot owns nothing, so overwriting it leaks nothing, and the
+    // value's reference moves into the slot (it is not dropped here).
+    unsafe {
+        let slot = ptr::from_ref(obj)
+            .cast::<u8>()
+            .cast_mut()
+            .add(offset as usize)
+            .cast::<zval>();
+        if (*slot).u1.type_info & 0xff != ffi::IS_UNDEF {
+            return Err(value);
+        }
+        let value = std::mem::ManuallyDrop::new(value);
+        let src = ptr::from_ref(&*value).cast::<zval>();
+        (*slot).value = (*src).value;
+        (*slot).u1 = (*src).u1;
+        // Z_PROP_FLAG_P(slot) = 0: initialised (the engine's write clears IS_PROP_UNINIT).
+        (*slot).u2.extra = 0;
+    }
+    Ok(())
+}
+
 /// The declared property at `offset` of `obj` (from [`property_offset`] for `obj`'s own
 /// class), dereferenced; None while it is uninitialised (then read it with [`read_property`],
 /// which raises PHP's own Error). No lookup, no allocation, no copy.

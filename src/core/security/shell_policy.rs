@@ -696,15 +696,36 @@ mod tests {
     #[test]
     fn blocked_names() {
         let long_suffix = format!("python3.{}", "1".repeat(40));
-        for name in ["rm", "RM", "Python3.11", "php8.2", "xargs", "bash5", long_suffix.as_str()] {
+        for name in [
+            "rm",
+            "RM",
+            "Python3.11",
+            "php8.2",
+            "xargs",
+            "bash5",
+            long_suffix.as_str(),
+        ] {
             assert!(is_blocked_name(name), "{name}");
         }
         let long = "r".repeat(BLOCKED_NAME_MAX + 1);
-        for name in ["", "1.2", "ls", "rmx", "xrm", "rm-", long.as_str(), "é", "rm\u{e9}"] {
+        for name in [
+            "",
+            "1.2",
+            "ls",
+            "rmx",
+            "xrm",
+            "rm-",
+            long.as_str(),
+            "é",
+            "rm\u{e9}",
+        ] {
             assert!(!is_blocked_name(name), "{name}");
         }
         for name in HARD_BLOCKED.iter().chain(EXTRA_HARD_BLOCKED) {
-            assert!(is_blocked_name(name) && is_blocked_name(&name.to_uppercase()), "{name}");
+            assert!(
+                is_blocked_name(name) && is_blocked_name(&name.to_uppercase()),
+                "{name}"
+            );
         }
     }
 

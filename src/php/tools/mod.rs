@@ -227,6 +227,32 @@ impl<const N: usize> Slots<N> {
         }
         Ok(v.unwrap_or_default())
     }
+
+    /// Initialise a property of `this` with a value of its declared type: straight into its
+    /// slot while uninitialised (a constructor's first write), else through the engine (which
+    /// raises PHP's Error, e.g. for a readonly property written twice); Err when that threw.
+    pub fn init(
+        &self,
+        scope: *mut ext_php_rs::ffi::zend_class_entry,
+        this: &ZendObject,
+        name: &str,
+        value: Zval,
+    ) -> Result<(), Pending> {
+        let mut value = match self.names.iter().position(|p| *p == name) {
+            Some(i) if std::ptr::eq(this.ce, scope) => {
+                match zend::init_slot(this, self.offsets[i].load(Ordering::Relaxed), value) {
+                    Ok(()) => return Ok(()),
+                    Err(v) => v,
+                }
+            }
+            _ => value,
+        };
+        zend::write_property(scope, this, name, &mut value);
+        if zend::pending() {
+            return Err(Pending);
+        }
+        Ok(())
+    }
 }
 
 /// PHP's `(string)` of an array or object (warning, __toString or Error exactly as PHP).
