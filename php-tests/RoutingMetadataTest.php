@@ -268,6 +268,23 @@ final class RoutingMetadataTest extends TestCase
         self::assertSame(['d'], $m->domains);
     }
 
+    /** Objects made and dropped give their arrays back (nothing is kept or leaked per object). */
+    public function testMadeAndDroppedObjectsKeepNothing(): void
+    {
+        $make = static function (int $i): ToolRoutingMetadata {
+            $v = "v$i";
+            return new ToolRoutingMetadata([$v], [$v, $v], ["$v x"], examples: [$v]);
+        };
+        $make(0);
+        $before = memory_get_usage();
+        for ($i = 1; $i <= 2000; $i++) {
+            $m = $make($i);
+            self::assertSame(["v$i"], $m->domains);
+        }
+        unset($m);
+        self::assertLessThan(4096, memory_get_usage() - $before);
+    }
+
     public function testClassIsFinal(): void
     {
         self::assertTrue((new ReflectionClass(ToolRoutingMetadata::class))->isFinal());

@@ -1005,9 +1005,10 @@ pub fn init_slot(obj: &ZendObject, offset: u32, value: Zval) -> Result<(), Zval>
     // slots; an uninitialised slot owns nothing, so overwriting it leaks nothing, and the
     // value's reference moves into the slot (it is not dropped here).
     unsafe {
-        let slot = ptr::from_ref(obj)
+        // Through `obj_ptr`: the slot is written, which a pointer taken from the shared
+        // reference itself must not do (the optimiser would drop the stores).
+        let slot = obj_ptr(obj)
             .cast::<u8>()
-            .cast_mut()
             .add(offset as usize)
             .cast::<zval>();
         if (*slot).u1.type_info & 0xff != ffi::IS_UNDEF {
