@@ -119,7 +119,8 @@ pub fn cwd() -> String {
 
 /// `__construct(?string $root = null, bool $allowHardLinks = false)` of the tools configured by
 /// their root alone (phpClaw's constructor takes the root; `allowHardLinks` is ours, last): the
-/// root `resolve(given, cwd)` makes is kept in the private `prop`, the flag in
+/// root `resolve(given, cwd)` makes is kept in the private `prop` (`cwd` is empty when a root is
+/// given: `resolve` may use it only for a missing root), the flag in
 /// [`ALLOW_HARD_LINKS_PROP`].
 pub fn construct_root(
     ex: &mut ExecuteData,
@@ -138,7 +139,14 @@ pub fn construct_root(
     let Some(allow) = file_write::bool_arg(&f, 1, false) else {
         return;
     };
-    let root = resolve(given.as_deref(), &cwd());
+    // The working directory is asked for (a system call) only when no root is given: every
+    // `resolve` uses it only then.
+    let here = if given.is_none() {
+        cwd()
+    } else {
+        String::new()
+    };
+    let root = resolve(given.as_deref(), &here);
     zend::write_property(scope, this, prop, &mut zend::str_zval(&root));
     write_allow_hard_links(scope, this, allow);
 }

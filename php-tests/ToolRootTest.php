@@ -1,0 +1,62 @@
+<?php
+
+declare(strict_types=1);
+
+namespace PhpClawTests;
+
+use PhpClaw\Tools\CodeSearchTool;
+use PhpClaw\Tools\ProjectTool;
+use PhpClaw\Tools\ZipPackagerTool;
+use PHPUnit\Framework\TestCase;
+
+/**
+ * The roots of the tools configured by their root alone (code_search, project_info,
+ * zip_package): no root means PHP's working directory at construction, a given root never
+ * depends on it (the constructor asks for the working directory only when it needs it).
+ */
+final class ToolRootTest extends TestCase
+{
+    private string $dir;
+    private string $cwd;
+
+    protected function setUp(): void
+    {
+        $this->cwd = (string) getcwd();
+        $this->dir = (string) realpath(sys_get_temp_dir()) . '/phpclaw-root-' . bin2hex(random_bytes(4));
+        mkdir($this->dir . '/storage/phpclaw', 0777, true);
+        mkdir($this->dir . '/elsewhere');
+    }
+
+    protected function tearDown(): void
+    {
+        chdir($this->cwd);
+        foreach (['/storage/phpclaw', '/storage', '/elsewhere', ''] as $d) {
+            rmdir($this->dir . $d);
+        }
+    }
+
+    private static function root(object $tool, string $prop): string
+    {
+        return (new \ReflectionProperty($tool, $prop))->getValue($tool);
+    }
+
+    public function testNoRootIsTheWorkingDirectoryAtConstruction(): void
+    {
+        chdir($this->dir);
+        $tools = [[new CodeSearchTool(), 'workspaceRoot'], [new ProjectTool(), 'projectRoot'], [new ZipPackagerTool(), 'workspaceRoot']];
+        chdir($this->dir . '/elsewhere');
+        self::assertSame($this->dir . '/storage/phpclaw', self::root(...$tools[0]));
+        self::assertSame($this->dir, self::root(...$tools[1]));
+        self::assertSame($this->dir . '/storage/phpclaw', self::root(...$tools[2]));
+    }
+
+    public function testAGivenRootIgnoresTheWorkingDirectory(): void
+    {
+        chdir($this->dir . '/elsewhere');
+        $root = $this->dir . '/storage/phpclaw';
+        self::assertSame($root, self::root(new CodeSearchTool($root), 'workspaceRoot'));
+        self::assertSame($root, self::root(new ProjectTool($root), 'projectRoot'));
+        self::assertSame($root, self::root(new ZipPackagerTool($root), 'workspaceRoot'));
+        self::assertSame('', self::root(new ProjectTool(''), 'projectRoot'));
+    }
+}
