@@ -5,6 +5,7 @@ declare(strict_types=1);
 namespace PhpClawTests;
 
 use PhpClaw\Tools\CodeSearchTool;
+use PhpClaw\Tools\FileWriteTool;
 use PhpClaw\Tools\ProjectTool;
 use PhpClaw\Tools\ZipPackagerTool;
 use PHPUnit\Framework\TestCase;
@@ -30,6 +31,7 @@ final class ToolRootTest extends TestCase
     protected function tearDown(): void
     {
         chdir($this->cwd);
+        @unlink($this->dir . '/link');
         foreach (['/storage/phpclaw', '/storage', '/elsewhere', ''] as $d) {
             rmdir($this->dir . $d);
         }
@@ -58,5 +60,20 @@ final class ToolRootTest extends TestCase
         self::assertSame($root, self::root(new ProjectTool($root), 'projectRoot'));
         self::assertSame($root, self::root(new ZipPackagerTool($root), 'workspaceRoot'));
         self::assertSame('', self::root(new ProjectTool(''), 'projectRoot'));
+    }
+
+    /** Roots are resolved as PHP's realpath() resolves them: links followed, `..` gone, relative ones against PHP's working directory; a missing root is kept as given. */
+    public function testRootsAreResolvedLikeRealpath(): void
+    {
+        $real = $this->dir . '/storage/phpclaw';
+        symlink($real, $this->dir . '/link');
+        chdir($this->dir . '/elsewhere');
+        foreach ([$this->dir . '/link', $this->dir . '/elsewhere/../storage/phpclaw/', '../link', '../storage//phpclaw'] as $given) {
+            self::assertSame($real, self::root(new FileWriteTool($given), 'workspaceRoot'), $given);
+            self::assertSame($real, self::root(new ZipPackagerTool($given), 'workspaceRoot'), $given);
+        }
+        $missing = $this->dir . '/missing/root';
+        self::assertSame($missing, self::root(new FileWriteTool($missing), 'workspaceRoot'));
+        self::assertSame($missing, self::root(new ZipPackagerTool($missing . '/'), 'workspaceRoot'));
     }
 }

@@ -49,6 +49,31 @@ extern "C" {
     fn php_log_err_with_severity(message: *const c_char, syslog_type: c_int);
     fn zval_add_ref(p: *mut zval);
     fn virtual_getcwd(buf: *mut c_char, size: usize) -> *mut c_char;
+    fn tsrm_realpath(path: *const c_char, real_path: *mut c_char) -> *mut c_char;
+}
+
+/// `MAXPATHLEN` on Linux: the size of the buffer `tsrm_realpath` fills.
+const MAXPATHLEN: usize = 4096;
+
+/// PHP's own `realpath()` of `path` (its realpath cache, then the file system; relative paths
+/// against PHP's working directory), without the `open_basedir` check: None when it does not
+/// resolve, or when `path` holds a NUL byte or is too long for PHP.
+pub fn php_realpath(path: &std::path::Path) -> Option<std::path::PathBuf> {
+    use std::os::unix::ffi::OsStrExt;
+    let c = CString::new(path.as_os_str().as_bytes()).ok()?;
+    if c.as_bytes().len() >= MAXPATHLEN {
+        return None;
+    }
+    let mut buf = vec![0u8; MAXPATHLEN];
+    // SAFETY: a NUL-terminated path shorter than MAXPATHLEN and a writable MAXPATHLEN buffer,
+    // which the function fills with a NUL-terminated path on success (NULL on failure).
+    let got = unsafe { tsrm_realpath(c.as_ptr(), buf.as_mut_ptr().cast()) };
+    if got.is_null() {
+        return None;
+    }
+    let len = buf.iter().position(|&b| b == 0)?;
+    buf.truncate(len);
+    Some(std::ffi::OsString::from_vec(buf).into())
 }
 
 /// PHP's working directory, as `getcwd()` in PHP answers. A thread-safe PHP keeps one per
