@@ -5,6 +5,7 @@ declare(strict_types=1);
 namespace PhpClawTests;
 
 use PhpClaw\Tools\CodeSearchTool;
+use PhpClaw\Tools\FileReadTool;
 use PhpClaw\Tools\FileWriteTool;
 use PhpClaw\Tools\ProjectTool;
 use PhpClaw\Tools\ZipPackagerTool;
@@ -12,7 +13,7 @@ use PHPUnit\Framework\TestCase;
 
 /**
  * The roots of the tools configured by their root alone (code_search, project_info,
- * zip_package): no root means PHP's working directory at construction, a given root never
+ * zip_package) and file_read's: no root means PHP's working directory at construction, a given root never
  * depends on it (the constructor asks for the working directory only when it needs it).
  */
 final class ToolRootTest extends TestCase
@@ -46,7 +47,10 @@ final class ToolRootTest extends TestCase
     {
         chdir($this->dir);
         $tools = [[new CodeSearchTool(), 'workspaceRoot'], [new ProjectTool(), 'projectRoot'], [new ZipPackagerTool(), 'workspaceRoot']];
+        $read = new FileReadTool();
         chdir($this->dir . '/elsewhere');
+        self::assertSame($this->dir . '/storage/phpclaw', $read->workspaceRoot());
+        self::assertSame($this->dir . '/elsewhere/x', (new FileReadTool($this->dir . '/elsewhere/x'))->workspaceRoot());
         self::assertSame($this->dir . '/storage/phpclaw', self::root(...$tools[0]));
         self::assertSame($this->dir, self::root(...$tools[1]));
         self::assertSame($this->dir . '/storage/phpclaw', self::root(...$tools[2]));

@@ -177,28 +177,30 @@ extern "C" fn construct(ex: &mut ExecuteData, _rv: &mut Zval) {
     let Some(allow_hard_links) = super::file_write::bool_arg(&f, 4, false) else {
         return;
     };
-    super::write_allow_hard_links(scope(), this, allow_hard_links);
+    let mut hard_links = Zval::new();
+    hard_links.set_bool(allow_hard_links);
     let mut max_zv = Zval::new();
     max_zv.set_long(max);
     let mut follow_zv = Zval::new();
     follow_zv.set_bool(follow);
-    zend::write_property(scope(), this, P_MAX, &mut max_zv);
-    zend::write_property(scope(), this, P_FOLLOW, &mut follow_zv);
-    zend::write_property(scope(), this, P_NOISE, &mut { noise });
+    for (name, value) in [
+        (super::ALLOW_HARD_LINKS_PROP, hard_links),
+        (P_MAX, max_zv),
+        (P_FOLLOW, follow_zv),
+        (P_NOISE, noise),
+    ] {
+        if SLOTS.init(scope(), this, name, value).is_err() {
+            return;
+        }
+    }
     if max < 1 {
         if let Some(ce) = ClassEntry::try_find("InvalidArgumentException") {
             zend::throw_new(ce, core::MAX_BYTES_MESSAGE, 0, None);
         }
         return;
     }
-    let cwd = super::cwd();
-    let configured = core::configured_root(root.as_deref(), &cwd);
-    zend::write_property(
-        scope(),
-        this,
-        P_CONFIGURED,
-        &mut zend::str_zval(&configured),
-    );
+    let configured = core::configured_root(root.as_deref(), &super::cwd_unless(root.is_some()));
+    let _ = SLOTS.init(scope(), this, P_CONFIGURED, zend::str_zval(&configured));
 }
 
 extern "C" fn execute(ex: &mut ExecuteData, rv: &mut Zval) {

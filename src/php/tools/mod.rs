@@ -117,6 +117,16 @@ pub fn cwd() -> String {
         .unwrap_or_default()
 }
 
+/// [`cwd`] for a constructor whose root defaults to a folder of the working directory: empty
+/// when a root is given, since it is then not used (and asking is a system call).
+pub fn cwd_unless(root_given: bool) -> String {
+    if root_given {
+        String::new()
+    } else {
+        cwd()
+    }
+}
+
 /// `__construct(?string $root = null, bool $allowHardLinks = false)` of the tools configured by
 /// their root alone (phpClaw's constructor takes the root; `allowHardLinks` is ours, last): the
 /// root `resolve(given, cwd)` makes is kept in the private `prop` (`cwd` is empty when a root is
@@ -139,14 +149,7 @@ pub fn construct_root(
     let Some(allow) = file_write::bool_arg(&f, 1, false) else {
         return;
     };
-    // The working directory is asked for (a system call) only when no root is given: every
-    // `resolve` uses it only then.
-    let here = if given.is_none() {
-        cwd()
-    } else {
-        String::new()
-    };
-    let root = resolve(given.as_deref(), &here);
+    let root = resolve(given.as_deref(), &cwd_unless(given.is_some()));
     zend::write_property(scope, this, prop, &mut zend::str_zval(&root));
     write_allow_hard_links(scope, this, allow);
 }
