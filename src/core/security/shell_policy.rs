@@ -213,12 +213,9 @@ impl ShellPolicy {
         }
     }
 
-    /// The same settings judging in another directory.
-    pub fn with_cwd(&self, cwd: impl Into<PathBuf>) -> Self {
-        ShellPolicy {
-            cwd: cwd.into(),
-            ..self.clone()
-        }
+    /// Judge (and run) in another directory from now on; the allowlist is kept, not copied.
+    pub fn set_cwd(&mut self, cwd: impl Into<PathBuf>) {
+        self.cwd = cwd.into();
     }
 
     /// TEST ONLY (php.ini `phpclaw.test_shell_trust_arguments`): approve any arguments of an

@@ -307,7 +307,7 @@ impl Shell {
         }
         self.policy.program_check(command)?;
         let cwd = self.here();
-        self.policy = self.policy.with_cwd(cwd);
+        self.policy.set_cwd(cwd);
         self.policy.check(command)
     }
 
