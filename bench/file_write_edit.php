@@ -1,9 +1,12 @@
 <?php
 // file_write and file_edit of a small file through PHP: the native tools against plain-PHP
 // versions of the same steps (name checks, symlink walk, realpath, temp file + rename,
-// json_encode), one process, one workspace. The native write also fsyncs the file and its
-// folder, which the plain version (like phpClaw's) does not: the figure shows that cost too.
-// Run: php -d extension=<path>/libphpclaw.so bench/file_write_edit.php [iterations]
+// json_encode), one process, one workspace. Neither side syncs (as phpClaw); the native tools
+// with php.ini `phpclaw.durable_writes` on (fsync of the file and its folder) are timed apart,
+// printed without a ratio line: that figure is the cost of the disk flushes. The cases run in
+// alternated rounds (each round: every case for iterations/rounds calls) and the medians of the
+// rounds are shown, so a change of load on a shared machine hits every case alike.
+// Run: php -d extension=<path>/libphpclaw.so bench/file_write_edit.php [iterations] [rounds]
 
 declare(strict_types=1);
 
@@ -85,6 +88,7 @@ function plain_edit(string $root, array $input): string
 }
 
 $n = (int) ($argv[1] ?? 2000);
+$rounds = max(1, (int) ($argv[2] ?? 10));
 $ws = sys_get_temp_dir() . '/phpclaw-bench-fwe-' . bin2hex(random_bytes(4));
 mkdir($ws . '/notes', 0755, true);
 $root = (string) realpath($ws);
@@ -122,17 +126,40 @@ if ($native !== $plain) {
     exit(1);
 }
 
-$rows = [
-    'file_write native' => timed($n, fn ($i) => $write->execute(['path' => 'notes/a.txt', 'content' => $text])),
-    'file_write plain PHP' => timed($n, fn ($i) => plain_write($root, ['path' => 'notes/a.txt', 'content' => $text])),
-];
 $flip = fn (int $i): array => ['path' => 'notes/a.txt', 'old_str' => 'MARK' . ($i % 2), 'new_str' => 'MARK' . (1 - $i % 2)];
-file_put_contents($ws . '/notes/a.txt', $text . "MARK0\n");
-$rows['file_edit native'] = timed($n, fn ($i) => $edit->execute($flip($i)));
-file_put_contents($ws . '/notes/a.txt', $text . "MARK0\n");
-$rows['file_edit plain PHP'] = timed($n, fn ($i) => plain_edit($root, $flip($i)));
+$reset = fn () => file_put_contents($ws . '/notes/a.txt', $text . "MARK0\n");
+$cases = [
+    'file_write native' => fn ($i) => $write->execute(['path' => 'notes/a.txt', 'content' => $text]),
+    'file_write plain PHP' => fn ($i) => plain_write($root, ['path' => 'notes/a.txt', 'content' => $text]),
+    'file_edit native' => fn ($i) => $edit->execute($flip($i)),
+    'file_edit plain PHP' => fn ($i) => plain_edit($root, $flip($i)),
+    'file_write durable' => fn ($i) => $write->execute(['path' => 'notes/a.txt', 'content' => $text]),
+    'file_edit durable' => fn ($i) => $edit->execute($flip($i)),
+];
+$per = max(1, intdiv($n, $rounds));
+$seen = [];
+for ($r = 0; $r < $rounds; $r++) {
+    foreach ($cases as $name => $f) {
+        ini_set('phpclaw.durable_writes', str_ends_with($name, 'durable') ? '1' : '0');
+        if (str_starts_with($name, 'file_edit')) {
+            $reset();
+        }
+        $seen[$name][] = timed($per, $f);
+    }
+}
+ini_set('phpclaw.durable_writes', '0');
+$median = static function (array $v): float {
+    sort($v);
+    $m = intdiv(count($v), 2);
+    return count($v) % 2 ? $v[$m] : ($v[$m - 1] + $v[$m]) / 2;
+};
+$rows = [];
+foreach ($seen as $name => $runs) {
+    $rows[$name] = [$median(array_column($runs, 0)), $median(array_column($runs, 1))];
+}
+$n = $per * $rounds;
 
-printf("%-22s %12s %12s   (%d iterations, 1 KB file)\n", 'operation', 'wall µs/op', 'CPU µs/op', $n);
+printf("%-22s %12s %12s   (%d iterations in %d alternated rounds, medians; 1 KB file)\n", 'operation', 'wall µs/op', 'CPU µs/op', $n, $rounds);
 foreach ($rows as $name => [$wall, $cpu]) {
     printf("%-22s %12.1f %12.1f\n", $name, $wall, $cpu);
 }

@@ -17,8 +17,9 @@
 # shell_sandbox). Prefix with `nice -n 19` on a busy machine: the ratios compare both sides
 # round by round under the same load, the absolute figures do not.
 # The benches work under sys_get_temp_dir(): the disk's /tmp on the host legs, a tmpfs in the
-# 8.4 root (the leg mounts one), so file_write/file_edit (native: fsync, then rename) are not
-# comparable across legs; the other cases do not sync.
+# 8.4 root (the leg mounts one). No ratio case syncs (file_write/file_edit sync only with
+# phpclaw.durable_writes=1; bench/file_write_edit.php prints those figures apart, without a
+# ratio line, and they are not comparable across legs).
 # MATRIX_DIR=DIR keeps each leg's ratio lines in DIR/LEG and reuses those already there (so the
 # legs can be run at different times and tabled together); without it nothing is kept.
 set -euo pipefail

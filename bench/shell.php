@@ -2,7 +2,12 @@
 // A refused shell_exec call through PHP: the native ShellTool against a plain-PHP refusal of the
 // same commands written below (guard, trim, metacharacter scan, argv split, hard-blocked and
 // allowlist checks, the hook lookup, the exception), in one process, same messages checked first.
-// Nothing is executed: every command here is refused before a process could start.
+// Refused commands: nothing is executed, every one is refused before a process could start.
+// Allowed commands: the policy's checks alone (native: the same module in a child PHP with
+// phpclaw.shell_sandbox=required and phpclaw.test_sandbox_abi=0, so every call is judged in
+// full and then stops where the child would be started; PHP: the plain check below, which
+// never starts one) next to the native whole call (spawn and run included), so the spawn cost
+// shows apart from the checks.
 // Run: php -d extension=<path>/libphpclaw.so bench/shell.php
 
 declare(strict_types=1);
@@ -181,6 +186,37 @@ function refusal(object $tool, string $command): string
 $allowlist = ['ls', 'pwd', 'df', 'wc', 'date', 'uptime', 'hostname', 'whoami', 'cat'];
 $native = new ShellTool($allowlist);
 $plain = new PlainShell($allowlist);
+/** Allowed commands, run in this folder. */
+$allowed = [
+    'pwd' => 'pwd',
+    'wc -l on a file' => 'wc -l measure.php',
+    'cat of a file' => 'cat measure.php',
+];
+chdir(__DIR__);
+
+/**
+ * The child's part: the checks of each allowed command, native (stopped before the spawn by
+ * the required sandbox this child cannot have) against the plain check.
+ */
+if (($argv[1] ?? '') === '--checks-only') {
+    foreach ($allowed as $label => $command) {
+        $input = ['command' => $command];
+        $checks = function () use ($native, $input): void {
+            try {
+                $native->execute($input);
+            } catch (PhpClaw\Exceptions\ToolException $e) {
+                if (!str_contains($e->getMessage(), 'was not run')) {
+                    throw $e;
+                }
+                return;
+            }
+            throw new RuntimeException('the checks-only child started a process');
+        };
+        bench_compare("shell_exec allowed, checks alone: $label", $checks, fn () => $plain->execute($input), 2000);
+    }
+    exit(0);
+}
+
 $commands = [
     'not on the allowlist' => 'git status',
     'hard-blocked' => 'rm -rf /',
@@ -210,3 +246,43 @@ foreach ($commands as $label => $command) {
 $input = ['command' => 'git status'];
 [$w, $c] = bench_us(fn () => $native->isMutating($input), $n);
 printf("  isMutating() of a refused command: %.2f us wall, %.2f us cpu\n", $w, $c);
+
+/** The loaded module's file (for the checks-only child): PHPCLAW_SO, else this process's own mapping. */
+function module_path(): ?string
+{
+    $so = getenv('PHPCLAW_SO');
+    if (is_string($so) && $so !== '') {
+        return $so;
+    }
+    $maps = (string) @file_get_contents('/proc/self/maps');
+    return preg_match('#\s(/\S*libphpclaw\.so)$#m', $maps, $m) === 1 ? $m[1] : null;
+}
+
+printf("allowed shell_exec calls: the checks alone (native stopped before the spawn, in a child PHP) vs the whole native call (%s)\n", bench_load());
+$so = module_path();
+if ($so === null) {
+    fwrite(STDERR, "cannot find the loaded module for the checks-only child; set PHPCLAW_SO\n");
+    exit(1);
+}
+$child = sprintf('%s -d extension=%s -d phpclaw.shell_sandbox=required -d phpclaw.test_sandbox_abi=0 %s --checks-only',
+    escapeshellarg(PHP_BINARY), escapeshellarg($so), escapeshellarg(__FILE__));
+exec($child, $lines, $code);
+if ($code !== 0) {
+    fwrite(STDERR, "checks-only child failed ($code)\n" . implode("\n", $lines) . "\n");
+    exit(1);
+}
+$checks = [];
+foreach ($lines as $line) {
+    echo $line, "\n";
+    $f = explode('|', $line);
+    if ($f[0] === 'ratio') {
+        $checks[substr($f[1], strlen('shell_exec allowed, checks alone: '))] = [(float) $f[2], (float) $f[3]];
+    }
+}
+foreach ($allowed as $label => $command) {
+    $input = ['command' => $command];
+    [$w, $c] = bench_us(fn () => $native->execute($input), 200);
+    [$cw, $cc] = $checks[$label] ?? [0.0, 0.0];
+    printf("  %-44s whole call %9.2f us wall %9.2f us cpu | checks %7.2f us wall %7.2f us cpu | spawn and run %9.2f us wall\n",
+        "shell_exec allowed: $label", $w, $c, $cw, $cc, $w - $cw);
+}

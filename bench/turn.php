@@ -108,6 +108,15 @@ $row = static function (string $what, float $pw, float $ew, float $pc, float $ec
 };
 
 $totals = ['php' => [0.0, 0.0], 'ext' => [0.0, 0.0]];
+// Sums of the parts' medians: what the extension replaces (schemas + router + the tool calls) and
+// phpClaw's own code that runs the same both ways (its output guard, the agent loop).
+$layer = [0.0, 0.0, 0.0, 0.0];
+$own = [0.0, 0.0, 0.0, 0.0];
+$add = static function (array &$sum, array $v): void {
+    foreach ($v as $i => $x) {
+        $sum[$i] += $x;
+    }
+};
 $toolTable = [];
 foreach ($turnNames as $turn) {
     $p = $runs('php', $turn);
@@ -134,12 +143,13 @@ foreach ($turnNames as $turn) {
         $row($what, ...$v);
         return $v;
     };
-    $both('schemas + router', static fn (array $x) => $x['split']['schemas+router'] ?? [0, 0]);
+    $add($layer, $both('schemas + router', static fn (array $x) => $x['split']['schemas+router'] ?? [0, 0]));
     foreach (array_unique($first['labels']) as $label) {
         $v = $both("  $label", static fn (array $x) => $x['split']['tools'][$label] ?? [0, 0]);
         $toolTable[$label][] = $v;
+        $add($layer, $v);
     }
-    $both("  phpClaw's output guard", static fn (array $x) => $x['split']['guard']);
+    $add($own, $both("  phpClaw's output guard", static fn (array $x) => $x['split']['guard']));
     $rest = static function (array $x): array {
         $w = $x['wall_ns'] - ($x['split']['schemas+router'][0] ?? 0) - $x['split']['guard'][0];
         $c = $x['cpu_us'] - ($x['split']['schemas+router'][1] ?? 0) - $x['split']['guard'][1];
@@ -149,7 +159,7 @@ foreach ($turnNames as $turn) {
         }
         return [$w, $c];
     };
-    $both('rest (agent loop, provider, hooks)', $rest);
+    $add($own, $both('rest (agent loop, provider, hooks)', $rest));
     $both('setup (tools, registry; not in turn)', static fn (array $x) => $x['setup']);
     printf("  %-38s %9.1f %9.1f %s   (MiB)\n", 'peak memory (Zend heap)', $median(array_column($p, 'peak_bytes')) / 1048576,
         $median(array_column($e, 'peak_bytes')) / 1048576, $ratio($median(array_column($p, 'peak_bytes')), $median(array_column($e, 'peak_bytes'))));
@@ -159,6 +169,8 @@ foreach ($turnNames as $turn) {
 
 printf("\n== all turns (sum of the medians)\n");
 $row('whole turns', $totals['php'][0], $totals['ext'][0], $totals['php'][1] * 1e3, $totals['ext'][1] * 1e3);
+$row('  what the extension replaces', ...$layer);
+$row('  phpClaw\'s own code (guard, loop)', ...$own);
 printf("\n== per tool call (median within each turn, summed over the turns that make it)\n");
 ksort($toolTable);
 foreach ($toolTable as $label => $vs) {

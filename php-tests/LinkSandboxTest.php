@@ -18,7 +18,8 @@ use PHPUnit\Framework\TestCase;
  * zip_package, on real files: a cloned repository inside the workspace whose files link out of
  * it (relative, absolute, through chains, with `..`), to its secrets, and to folders; hard
  * links to the workspace's `.env` and to a file outside it. Nothing secret or outside is ever
- * read, listed or packed; hard links only with `allowHardLinks`.
+ * read, listed or packed; hard-linked files are read, searched or packed only with
+ * `allowHardLinks` (project_info's tree, names only, lists them).
  */
 final class LinkSandboxTest extends TestCase
 {
@@ -175,22 +176,31 @@ final class LinkSandboxTest extends TestCase
 
     // ---- project_info --------------------------------------------------------------------
 
-    public function testProjectInfoListsAndReadsNoLinkOutOrToSecretsAndNoHardLink(): void
+    public function testProjectInfoNamesHardLinksButReadsNoLinkOutNorHardLinkedLock(): void
     {
         file_put_contents($this->base . '/outside/composer.lock', json_encode(['packages' => [['name' => 'acme/secret', 'version' => '6.6.6']]]));
         symlink($this->base . '/outside/composer.lock', $this->ws . '/composer.lock');
         $r = json_decode((new ProjectTool($this->ws))->execute(['depth' => 3]), true);
         self::assertSame([], $r['data']['packages']);
         $tree = $r['data']['file_tree'];
-        self::assertSame(['README.md', 'inside.txt'], $tree['repos/']['cloned/']);
+        // The tree is names only: a hard-linked file is named (`hard-out.txt` has a name
+        // outside, `.env` and `innocent.txt` are one file), links out or to secrets are not.
+        self::assertSame(['README.md', 'hard-out.txt', 'inside.txt'], $tree['repos/']['cloned/']);
         $top = array_values(array_filter($tree, 'is_string'));
-        // `.env` and `innocent.txt` are one file with two names: both left out.
-        self::assertSame(['credentials.json', 'id_rsa', 'notes.txt', 'wp-config.php'], $top);
+        self::assertSame(['.env', 'credentials.json', 'id_rsa', 'innocent.txt', 'notes.txt', 'wp-config.php'], $top);
 
         $allowed = json_decode((new ProjectTool($this->ws, allowHardLinks: true))->execute(['depth' => 3]), true);
-        self::assertSame(['README.md', 'hard-out.txt', 'inside.txt'], $allowed['data']['file_tree']['repos/']['cloned/']);
-        self::assertContains('innocent.txt', $allowed['data']['file_tree']);
+        self::assertSame($tree, $allowed['data']['file_tree'], 'allowHardLinks is about content only');
         self::assertSame([], $allowed['data']['packages'], 'a link out of the project is never read');
+
+        // A composer.lock with a second name outside: named, read only once allowed.
+        unlink($this->ws . '/composer.lock');
+        link($this->base . '/outside/composer.lock', $this->ws . '/composer.lock');
+        $r = json_decode((new ProjectTool($this->ws))->execute(['depth' => 1]), true);
+        self::assertSame([], $r['data']['packages']);
+        self::assertContains('composer.lock', $r['data']['file_tree']);
+        $allowed = json_decode((new ProjectTool($this->ws, allowHardLinks: true))->execute(['depth' => 1]), true);
+        self::assertSame([['name' => 'acme/secret', 'version' => '6.6.6']], $allowed['data']['packages']);
     }
 
     // ---- zip_package ---------------------------------------------------------------------

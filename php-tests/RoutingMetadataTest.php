@@ -248,6 +248,43 @@ final class RoutingMetadataTest extends TestCase
         $m->isEmpty();
     }
 
+    /** The constructor's values are seen however the object is read, also after its property table was built. */
+    public function testConstructorAfterThePropertyTableWasBuilt(): void
+    {
+        $m = (new ReflectionClass(ToolRoutingMetadata::class))->newInstanceWithoutConstructor();
+        self::assertSame([], get_object_vars($m));
+        $tags = ['t' . random_int(1, 9)];
+        $m->__construct(['d'], $tags);
+        self::assertSame(['domains' => ['d'], 'tags' => $tags, 'intents' => [], 'examples' => []], get_object_vars($m));
+        self::assertSame($tags, $m->tags);
+        self::assertSame(['domains' => ['d'], 'tags' => $tags, 'intents' => [], 'examples' => []], (array) $m);
+        self::assertFalse($m->isEmpty());
+        try {
+            $m->__construct(['again']);
+            self::fail('a second constructor call initialised a readonly property again');
+        } catch (Error $e) {
+            self::assertStringContainsString('Cannot modify readonly property', $e->getMessage());
+        }
+        self::assertSame(['d'], $m->domains);
+    }
+
+    /** Objects made and dropped give their arrays back (nothing is kept or leaked per object). */
+    public function testMadeAndDroppedObjectsKeepNothing(): void
+    {
+        $make = static function (int $i): ToolRoutingMetadata {
+            $v = "v$i";
+            return new ToolRoutingMetadata([$v], [$v, $v], ["$v x"], examples: [$v]);
+        };
+        $make(0);
+        $before = memory_get_usage();
+        for ($i = 1; $i <= 2000; $i++) {
+            $m = $make($i);
+            self::assertSame(["v$i"], $m->domains);
+        }
+        unset($m);
+        self::assertLessThan(4096, memory_get_usage() - $before);
+    }
+
     public function testClassIsFinal(): void
     {
         self::assertTrue((new ReflectionClass(ToolRoutingMetadata::class))->isFinal());

@@ -684,6 +684,42 @@ final class ShellToolTest extends TestCase
         self::assertSame('Object of class stdClass could not be converted to string', $e->getMessage());
     }
 
+    /** A command that is cast (here through __toString) is cast once, refused or run. */
+    public function testAStringableCommandIsCastOnce(): void
+    {
+        $command = new class () {
+            public int $casts = 0;
+            public string $text = 'pwd';
+
+            public function __toString(): string
+            {
+                $this->casts++;
+                return $this->text;
+            }
+        };
+        chdir($this->dir);
+        self::assertSame($this->dir, self::decode((new ShellTool(['pwd']))->execute(['command' => $command]))['data']['output']);
+        self::assertSame(1, $command->casts);
+        self::assertSame("Command 'pwd' is not in the shell allowlist.", $this->thrown(new ShellTool(['ls']), $command)->getMessage());
+        self::assertSame(2, $command->casts);
+        self::assertFalse((new ShellTool(['ls']))->isMutating(['command' => $command]));
+        self::assertSame(3, $command->casts);
+    }
+
+    /** Allowlist entries match as text: strings only, byte for byte, one that is not UTF-8 with its replacement characters (as the command is judged). */
+    public function testAllowlistEntriesMatchAsText(): void
+    {
+        $tool = new ShellTool([123, 'pwd', ['ls'], null]);
+        self::assertSame("Command '123' is not in the shell allowlist.", $this->thrown($tool, '123')->getMessage());
+        self::assertSame("Command 'ls' is not in the shell allowlist.", $this->thrown($tool, 'ls')->getMessage());
+        self::assertSame("Command 'PWD' is not in the shell allowlist.", $this->thrown($tool, 'PWD')->getMessage());
+        self::assertFalse($tool->isMutating(['command' => '123']));
+        // allowlisted, so judged on: a command that is not UTF-8 is then never run
+        $e = $this->thrown(new ShellTool(["pwd\xff"]), "pwd\xff");
+        self::assertSame([ToolException::class, 'Unable to encode tool response.'], [get_class($e), $e->getMessage()]);
+        self::assertTrue((new ShellTool(["pwd\xff"]))->isMutating(['command' => "pwd\xff"]));
+    }
+
     public function testExecuteArgumentType(): void
     {
         $this->expectException(\TypeError::class);

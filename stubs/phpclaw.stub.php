@@ -709,7 +709,7 @@ namespace PhpClaw\Tools {
         /** The bound authorizer, if any. */
         private ?ToolAuthorizerInterface $authorizer = null;
 
-        /** Fix the project root (default: the working directory); allowHardLinks (ours) lists and reads files with more than one hard link. */
+        /** Fix the project root (default: the working directory); allowHardLinks (ours) reads a composer.lock with more than one hard link (the tree names such files either way). */
         public function __construct(?string $projectRoot = null, bool $allowHardLinks = false)
         {
         }

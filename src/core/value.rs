@@ -13,12 +13,14 @@
 //!   is already occupied"). Removing keys does not lower it.
 
 use std::collections::HashMap;
+use std::sync::OnceLock;
 
 /// Longest digit run PHP still tries as an integer key (`MAX_LENGTH_OF_LONG - 1` on 64-bit).
 const MAX_NUMERIC_KEY_DIGITS: usize = 19;
 
-/// Arrays at least this long keep a hash index, so lookups stay O(1) on big arrays while
-/// small envelopes (the common case) avoid the cost of building one.
+/// Arrays at least this long get a hash index at their first lookup, so lookups stay O(1) on
+/// big arrays while small ones, and arrays that are only built and read in order (most
+/// envelopes, project_info's tree: one push per entry), never pay for one.
 const INDEX_THRESHOLD: usize = 16;
 
 /// A PHP array key: PHP only has integer and string keys.
@@ -344,8 +346,9 @@ pub struct NextElementOccupied;
 #[derive(Debug, Clone, Default)]
 pub struct Array {
     entries: Vec<(Key, Value)>,
-    /// Position of each key in `entries`; only kept once the array is big.
-    index: Option<HashMap<Key, usize>>,
+    /// Position of each key in `entries`: built by the first lookup in a big array, then kept
+    /// up to date; dropped by a removal.
+    index: OnceLock<HashMap<Key, usize>>,
     /// PHP's `nNextFreeElement`: `None` until an integer key is inserted.
     next_free: Option<i64>,
     /// Keys are exactly `0..len` in order (PHP's `zend_array_is_list`).
@@ -364,7 +367,7 @@ impl Array {
     pub fn new() -> Array {
         Array {
             entries: Vec::new(),
-            index: None,
+            index: OnceLock::new(),
             next_free: None,
             list: true,
         }
@@ -436,11 +439,13 @@ impl Array {
         None
     }
 
-    /// Appends with the next free integer key (`$a[] = v`), returning the key used.
+    /// Appends with the next free integer key (`$a[] = v`), returning the key used. Every
+    /// integer key is below the next free index unless it saturated at `i64::MAX`: only then
+    /// can that key be taken, so only then is it looked up.
     pub fn push(&mut self, value: impl Into<Value>) -> Result<i64, NextElementOccupied> {
         let k = self.next_free.unwrap_or(0);
         let key = Key::Int(k);
-        if self.position(&key).is_some() {
+        if k == i64::MAX && self.position(&key).is_some() {
             return Err(NextElementOccupied);
         }
         self.append_new(key, value.into());
@@ -473,9 +478,7 @@ impl Array {
         let key = key.into().normalised();
         let pos = self.position(&key)?;
         let (_, v) = self.entries.remove(pos);
-        if self.index.is_some() {
-            self.rebuild_index();
-        }
+        self.index = OnceLock::new();
         self.list = self
             .entries
             .iter()
@@ -500,10 +503,17 @@ impl Array {
     }
 
     fn position(&self, key: &Key) -> Option<usize> {
-        match &self.index {
-            Some(ix) => ix.get(key).copied(),
-            None => self.entries.iter().position(|(k, _)| k == key),
+        if self.entries.len() < INDEX_THRESHOLD {
+            return self.entries.iter().position(|(k, _)| k == key);
         }
+        let index = self.index.get_or_init(|| {
+            let mut ix = HashMap::with_capacity(self.entries.len());
+            for (i, (k, _)) in self.entries.iter().enumerate() {
+                ix.insert(k.clone(), i);
+            }
+            ix
+        });
+        index.get(key).copied()
     }
 
     fn append_new(&mut self, key: Key, value: Value) {
@@ -519,21 +529,10 @@ impl Array {
         } else {
             self.list = false;
         }
-        if let Some(ix) = &mut self.index {
+        if let Some(ix) = self.index.get_mut() {
             ix.insert(key.clone(), pos);
         }
         self.entries.push((key, value));
-        if self.index.is_none() && self.entries.len() >= INDEX_THRESHOLD {
-            self.rebuild_index();
-        }
-    }
-
-    fn rebuild_index(&mut self) {
-        let mut ix = HashMap::with_capacity(self.entries.len());
-        for (i, (k, _)) in self.entries.iter().enumerate() {
-            ix.insert(k.clone(), i);
-        }
-        self.index = Some(ix);
     }
 }
 
@@ -673,6 +672,11 @@ mod tests {
         let mut b = Array::new();
         b.insert(i64::MAX, 1);
         assert_eq!(b.push(2), Err(NextElementOccupied));
+        // Removed, the index is free again while the next free index stays at i64::MAX (php
+        // 8.2: `unset($a[PHP_INT_MAX]); $a[] = 2;` adds key PHP_INT_MAX, the next push throws).
+        b.remove(i64::MAX);
+        assert_eq!(b.push(2), Ok(i64::MAX));
+        assert_eq!(b.push(3), Err(NextElementOccupied));
         assert_eq!(
             NextElementOccupied.to_string(),
             "Cannot add element to the array as the next element is already occupied"
@@ -706,18 +710,33 @@ mod tests {
         for i in 0..10_000i64 {
             a.insert(format!("k{i}"), i);
         }
-        assert!(a.index.is_some());
+        assert!(a.index.get().is_some());
         assert_eq!(a.get("k9999"), Some(&Value::Int(9999)));
         assert_eq!(a.remove("k0"), Some(Value::Int(0)));
+        assert!(a.index.get().is_none(), "a removal drops the index");
         assert_eq!(a.get("k1"), Some(&Value::Int(1)));
+        assert_eq!(a.get("k9999"), Some(&Value::Int(9999)));
         assert_eq!(a.len(), 9999);
         assert!(!a.contains_key("k0"));
-        // Just below and at the threshold.
+        // Kept up to date once built: appended keys are found, through the index.
+        a.insert("k0", -1);
+        assert_eq!(a.push(7), Ok(0));
+        assert!(a.index.get().is_some());
+        assert_eq!(a.get("k0"), Some(&Value::Int(-1)));
+        assert_eq!(a.get(0), Some(&Value::Int(7)));
+        assert_eq!(a.keys().last(), Some(&Key::Int(0)));
+        // Just below and at the threshold, the first lookup builds it, not a push.
         let small = Array::list(0..(INDEX_THRESHOLD as i64 - 1));
-        assert!(small.index.is_none());
-        let at = Array::list(0..(INDEX_THRESHOLD as i64));
-        assert!(at.index.is_some());
+        assert_eq!(small.get(14), Some(&Value::Int(14)));
+        assert!(small.index.get().is_none());
+        let mut at = Array::list(0..(INDEX_THRESHOLD as i64));
+        assert!(at.index.get().is_none(), "pushes alone build no index");
         assert_eq!(at.get(15), Some(&Value::Int(15)));
+        assert!(at.index.get().is_some());
+        assert_eq!(at.push(16), Ok(16));
+        assert_eq!(at.get(16), Some(&Value::Int(16)));
+        assert_eq!(at.insert(3, "x"), Some(Value::Int(3)));
+        assert_eq!(at.len(), 17);
     }
 
     #[test]

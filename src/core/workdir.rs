@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 static LOOKUP: OnceLock<fn() -> Option<PathBuf>> = OnceLock::new();
+static REALPATH: OnceLock<fn(&Path) -> Option<PathBuf>> = OnceLock::new();
 
 /// Installs the host's lookup (first call wins; set once at startup, read-only afterwards).
 pub fn set_lookup(lookup: fn() -> Option<PathBuf>) {
@@ -21,6 +22,22 @@ pub fn current() -> Option<PathBuf> {
     match LOOKUP.get() {
         Some(lookup) => lookup(),
         None => std::env::current_dir().ok(),
+    }
+}
+
+/// Installs the host's `realpath` (first call wins; set once at startup). PHP's answers from
+/// its realpath cache, as phpClaw's own `realpath()` calls do, so a tool constructed per
+/// request does not pay a system call per path component for its root.
+pub fn set_realpath(realpath: fn(&Path) -> Option<PathBuf>) {
+    let _ = REALPATH.set(realpath);
+}
+
+/// The canonical form of an absolute `path` (symlinks resolved; None when it does not exist),
+/// as the host resolves it ([`set_realpath`]), else [`std::fs::canonicalize`].
+pub fn realpath(path: &Path) -> Option<PathBuf> {
+    match REALPATH.get() {
+        Some(realpath) => realpath(path),
+        None => std::fs::canonicalize(path).ok(),
     }
 }
 

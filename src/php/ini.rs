@@ -1,7 +1,12 @@
-//! The module's php.ini settings, all php.ini-only (`PHP_INI_SYSTEM`: php.ini or `php -d`,
-//! never `ini_set()`, so a site's code cannot weaken them), read at call time:
+//! The module's php.ini settings, read at call time. All but one are php.ini-only
+//! (`PHP_INI_SYSTEM`: php.ini or `php -d`, never `ini_set()`, so a site's code cannot weaken
+//! them):
 //! - `phpclaw.shell_sandbox` (`auto`, `required`, `off`; default `auto`): whether shell_exec's
 //!   children run under the kernel sandbox (see `core::sandbox::Mode`).
+//! - `phpclaw.durable_writes` (bool, default 0; `PHP_INI_ALL`): file_write and file_edit sync
+//!   the new file and its folder before answering. Settable anywhere, `ini_set()` included:
+//!   it trades speed for surviving a power loss and weakens nothing (every write is atomic
+//!   either way), so a script that saves something precious may turn it on for itself.
 //!
 //! The others are TEST-ONLY:
 //! - `phpclaw.test_allow_loopback` (bool, default 0): SSRF validation of remote tool profiles
@@ -34,13 +39,17 @@ pub const TEST_TRUST_ARGUMENTS: &CStr = c"phpclaw.test_shell_trust_arguments";
 /// Name of db_query's shorter test time budget.
 pub const DB_TIME_BUDGET_MS: &CStr = c"phpclaw.test_db_time_budget_ms";
 
-static ENTRIES: IniEntryDefs<7> = IniEntryDefs::new([
+/// Name of the durable-writes switch.
+pub const DURABLE_WRITES: &CStr = c"phpclaw.durable_writes";
+
+static ENTRIES: IniEntryDefs<8> = IniEntryDefs::new([
     IniEntryDef::new(ALLOW_LOOPBACK, c"0", IniEntryPermission::System),
     IniEntryDef::new(CA_FILE, c"", IniEntryPermission::System),
     IniEntryDef::new(SHELL_SANDBOX, c"auto", IniEntryPermission::System),
     IniEntryDef::new(TEST_SANDBOX_ABI, c"", IniEntryPermission::System),
     IniEntryDef::new(TEST_TRUST_ARGUMENTS, c"0", IniEntryPermission::System),
     IniEntryDef::new(DB_TIME_BUDGET_MS, c"0", IniEntryPermission::System),
+    IniEntryDef::new(DURABLE_WRITES, c"0", IniEntryPermission::All),
     IniEntryDef::end(),
 ]);
 
@@ -102,6 +111,12 @@ fn parse_bool(v: &[u8]) -> bool {
 /// Whether the loopback allowance is on.
 pub fn allow_loopback() -> bool {
     current(ALLOW_LOOPBACK).is_some_and(|v| parse_bool(&v))
+}
+
+/// Whether file_write and file_edit sync what they write (read per call: `ini_set()` may
+/// change it between calls).
+pub fn durable_writes() -> bool {
+    current(DURABLE_WRITES).is_some_and(|v| parse_bool(&v))
 }
 
 /// PHP's own `pcre.jit` (on when PCRE is built without the setting): code_search compiles

@@ -56,6 +56,7 @@ extern "C" fn startup(_ty: i32, module_number: i32) -> i32 {
     ini::register(module_number);
     // Relative paths in the core resolve against PHP's working directory (per thread in ZTS).
     crate::core::workdir::set_lookup(zend::php_cwd);
+    crate::core::workdir::set_realpath(zend::php_realpath);
     match register_all() {
         Ok(()) => 0,
         Err(e) => {

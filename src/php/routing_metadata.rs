@@ -8,12 +8,16 @@ use ext_php_rs::types::Zval;
 use ext_php_rs::zend::ExecuteData;
 
 use super::contracts::ROUTING_METADATA_NAME;
+use super::tools::Slots;
 use super::zend::{self, ClassSlot, Frame};
 
 pub static ROUTING_METADATA: ClassSlot = ClassSlot::new();
 
 /// The four signal lists, in constructor order.
 pub const FIELDS: [&str; 4] = ["domains", "tags", "intents", "examples"];
+
+/// Their slots (offsets recorded at startup): one metadata object per tool is built per request.
+static SLOTS: Slots<4> = Slots::new(FIELDS);
 
 extern "C" fn construct(ex: &mut ExecuteData, _rv: &mut Zval) {
     let f = Frame::new(ex);
@@ -31,9 +35,11 @@ extern "C" fn construct(ex: &mut ExecuteData, _rv: &mut Zval) {
             },
         }
     }
-    for (name, mut value) in FIELDS.iter().zip(values) {
-        zend::write_property(ROUTING_METADATA.ptr(), this, name, &mut value);
-        if zend::pending() {
+    for (name, value) in FIELDS.iter().zip(values) {
+        if SLOTS
+            .init(ROUTING_METADATA.ptr(), this, name, value)
+            .is_err()
+        {
             return;
         }
     }
@@ -94,6 +100,7 @@ pub fn register() -> ext_php_rs::error::Result<()> {
                     None,
                 );
             }
+            SLOTS.record(ce);
             ROUTING_METADATA.set(ce);
         })
         .register()

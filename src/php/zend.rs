@@ -49,6 +49,31 @@ extern "C" {
     fn php_log_err_with_severity(message: *const c_char, syslog_type: c_int);
     fn zval_add_ref(p: *mut zval);
     fn virtual_getcwd(buf: *mut c_char, size: usize) -> *mut c_char;
+    fn tsrm_realpath(path: *const c_char, real_path: *mut c_char) -> *mut c_char;
+}
+
+/// `MAXPATHLEN` on Linux: the size of the buffer `tsrm_realpath` fills.
+const MAXPATHLEN: usize = 4096;
+
+/// PHP's own `realpath()` of `path` (its realpath cache, then the file system; relative paths
+/// against PHP's working directory), without the `open_basedir` check: None when it does not
+/// resolve, or when `path` holds a NUL byte or is too long for PHP.
+pub fn php_realpath(path: &std::path::Path) -> Option<std::path::PathBuf> {
+    use std::os::unix::ffi::OsStrExt;
+    let c = CString::new(path.as_os_str().as_bytes()).ok()?;
+    if c.as_bytes().len() >= MAXPATHLEN {
+        return None;
+    }
+    let mut buf = vec![0u8; MAXPATHLEN];
+    // SAFETY: a NUL-terminated path shorter than MAXPATHLEN and a writable MAXPATHLEN buffer,
+    // which the function fills with a NUL-terminated path on success (NULL on failure).
+    let got = unsafe { tsrm_realpath(c.as_ptr(), buf.as_mut_ptr().cast()) };
+    if got.is_null() {
+        return None;
+    }
+    let len = buf.iter().position(|&b| b == 0)?;
+    buf.truncate(len);
+    Some(std::ffi::OsString::from_vec(buf).into())
 }
 
 /// PHP's working directory, as `getcwd()` in PHP answers. A thread-safe PHP keeps one per
@@ -110,6 +135,60 @@ impl ClassSlot {
     /// The raw pointer, for engine calls that want a mutable class entry.
     pub fn ptr(&self) -> *mut zend_class_entry {
         self.0.load(Ordering::Acquire).cast()
+    }
+}
+
+/// A userland class looked up by name on every use (it may be declared or autoloaded at any
+/// time, so the entry is never kept), with its name and lower-cased key made once per process
+/// as permanent interned strings ([`ClassName::intern`], at startup): a lookup then allocates
+/// nothing and skips the engine's lower-casing and name validation. Before `intern` it is an
+/// ordinary lookup.
+pub struct ClassName {
+    name: &'static str,
+    strings: std::sync::OnceLock<(usize, usize)>,
+}
+
+impl ClassName {
+    /// The class `name` (without a leading backslash).
+    pub const fn new(name: &'static str) -> Self {
+        ClassName {
+            name,
+            strings: std::sync::OnceLock::new(),
+        }
+    }
+
+    /// Make the interned strings (module startup only: interned strings made during a request
+    /// die with it).
+    pub fn intern(&self) {
+        self.strings.get_or_init(|| {
+            let make = |s: &str| {
+                let z = ZendStr::new_interned(s, true);
+                // Permanent interned strings live as long as the process; the box must not free it.
+                ZBox::into_raw(z) as *mut ZendStr as usize
+            };
+            (make(self.name), make(&self.name.to_ascii_lowercase()))
+        });
+    }
+
+    /// The class entry (autoloaded when unknown), None when there is no such class; Err when
+    /// autoloading threw.
+    pub fn find(&self) -> Result<Option<*mut zend_class_entry>, Pending> {
+        let ce: *mut zend_class_entry = match self.strings.get() {
+            // SAFETY: permanent interned strings (see `intern`); the engine neither frees nor
+            // counts references to interned strings.
+            Some(&(name, key)) => unsafe {
+                ext_php_rs::ffi::zend_lookup_class_ex(name as *mut _, key as *mut _, 0)
+            },
+            None => ClassEntry::try_find(self.name)
+                .map_or(ptr::null_mut(), |ce| ptr::from_ref(ce).cast_mut().cast()),
+        };
+        if !ce.is_null() {
+            Ok(Some(ce))
+        } else if pending() {
+            Err(Pending)
+        } else {
+            Ok(None)
+        }
     }
 }
 
@@ -935,6 +1014,39 @@ pub fn property_offset(ce: &ClassEntry, name: &str) -> Option<u32> {
         let info = zv.value.ptr.cast::<ffi::zend_property_info>().as_ref()?;
         Some(info.offset)
     }
+}
+
+/// Initialise the declared property at `offset` of `obj` (from [`property_offset`] for `obj`'s
+/// own class) with `value`, as the engine's first write to a typed property does (value in,
+/// property flags cleared), when the slot is still uninitialised: no name lookup, no allocation.
+/// The caller vouches that `value` has the property's type and that its scope may initialise
+/// it. The value comes back when the slot is already set (write through the engine then, which
+/// raises PHP's own readonly Error) or the offset is unknown.
+pub fn init_slot(obj: &ZendObject, offset: u32, value: Zval) -> Result<(), Zval> {
+    if offset == 0 {
+        return Err(value);
+    }
+    // SAFETY: as in `declared_slot`, `offset` points at one of the object's declared property
+    // slots; an uninitialised slot owns nothing, so overwriting it leaks nothing, and the
+    // value's reference moves into the slot (it is not dropped here).
+    unsafe {
+        // Through `obj_ptr`: the slot is written, which a pointer taken from the shared
+        // reference itself must not do (the optimiser would drop the stores).
+        let slot = obj_ptr(obj)
+            .cast::<u8>()
+            .add(offset as usize)
+            .cast::<zval>();
+        if (*slot).u1.type_info & 0xff != ffi::IS_UNDEF {
+            return Err(value);
+        }
+        let value = std::mem::ManuallyDrop::new(value);
+        let src = ptr::from_ref(&*value).cast::<zval>();
+        (*slot).value = (*src).value;
+        (*slot).u1 = (*src).u1;
+        // Z_PROP_FLAG_P(slot) = 0: initialised (the engine's write clears IS_PROP_UNINIT).
+        (*slot).u2.extra = 0;
+    }
+    Ok(())
 }
 
 /// The declared property at `offset` of `obj` (from [`property_offset`] for `obj`'s own

@@ -213,12 +213,9 @@ impl ShellPolicy {
         }
     }
 
-    /// The same settings judging in another directory.
-    pub fn with_cwd(&self, cwd: impl Into<PathBuf>) -> Self {
-        ShellPolicy {
-            cwd: cwd.into(),
-            ..self.clone()
-        }
+    /// Judge (and run) in another directory from now on; the allowlist is kept, not copied.
+    pub fn set_cwd(&mut self, cwd: impl Into<PathBuf>) {
+        self.cwd = cwd.into();
     }
 
     /// TEST ONLY (php.ini `phpclaw.test_shell_trust_arguments`): approve any arguments of an
@@ -274,29 +271,16 @@ impl ShellPolicy {
         self.program_stage(command).map(|_| ())
     }
 
+    /// Whether `program` equals an allowlist entry byte for byte.
+    fn allows(&self, program: &str) -> bool {
+        self.allowlist.iter().any(|a| a == program)
+    }
+
     /// The program stage both checks share: the trimmed command and its argv once no
     /// program refusal applies.
     fn program_stage<'c>(&self, command: &'c str) -> Result<(&'c str, Vec<String>), ShellError> {
-        let command = php_trim_str(command);
-        if command.is_empty() {
-            return Err(ShellError::NoCommand);
-        }
-        // The first refusal needs no argv: a metacharacter refusal splits nothing.
-        if let Some(detail) = metacharacter(command) {
-            return Err(denial(
-                command,
-                DenialReason::Metacharacter,
-                "",
-                detail.to_string(),
-                METACHARACTER_MESSAGE.to_string(),
-            ));
-        }
-        let argv = split_argv(command);
-        let program = argv.first().map_or("", String::as_str);
-        if let Some((reason, program, detail, message)) = self.program_refusal(command, program) {
-            return Err(denial(command, reason, program, detail, message));
-        }
-        Ok((command, argv))
+        let command = screen(command, &self.cwd, |p| self.allows(p))?;
+        Ok((command, split_argv(command)))
     }
 
     /// Approves `command` or says exactly why not (see the module rules).
@@ -372,69 +356,102 @@ impl ShellPolicy {
 
     /// Whether the call needs human approval (spec "Human approval for mutating tools").
     pub fn is_mutating(&self, command: &str) -> bool {
-        let command = php_trim_str(command);
-        if command.is_empty() {
-            return true;
-        }
-        let program = split_argv(command).into_iter().next().unwrap_or_default();
-        if self.program_refusal(command, &program).is_some() {
-            return false;
-        }
-        !READONLY_COMMANDS.contains(&program.as_str())
+        is_mutating(command, &self.cwd, |p| self.allows(p))
     }
+}
 
-    /// Rules 2, 4 and 5: (reason, program, detail, message) of the first refusal.
-    fn program_refusal<'a>(
-        &self,
-        command: &str,
-        program: &'a str,
-    ) -> Option<(DenialReason, &'a str, String, String)> {
-        if let Some(detail) = metacharacter(command) {
-            return Some((
-                DenialReason::Metacharacter,
-                "",
-                detail.to_string(),
-                METACHARACTER_MESSAGE.to_string(),
-            ));
-        }
-        let blocked = || {
-            Some((
-                DenialReason::HardBlocked,
-                program,
-                String::new(),
-                format!("Command '{program}' is permanently blocked and cannot be executed."),
-            ))
-        };
-        if HARD_BLOCKED.contains(&php_basename(program).to_ascii_lowercase().as_str()) {
-            return blocked();
-        }
-        if !self.allowlist.iter().any(|a| a == program) {
-            return Some((
-                DenialReason::NotInAllowlist,
-                program,
-                String::new(),
-                format!("Command '{program}' is not in the shell allowlist."),
-            ));
-        }
-        // Added checks run after the allowlist so every refusal the reference makes keeps
-        // its reason and message; they only ever refuse programs an adapter allowlisted.
-        if is_blocked_name(php_basename(program)) {
-            return blocked();
-        }
-        // A relative path is resolved only in a known directory: with an empty cwd (the first
-        // pass of `Shell::check`) it would resolve against the process's, which under a
-        // thread-safe PHP is not the one the command runs in.
-        let resolvable = program.starts_with('/') || !self.cwd.as_os_str().is_empty();
-        if resolvable && program.contains('/') && program.len() <= RESOLVE_MAX_BYTES {
-            if let Ok(real) = self.cwd.join(program).canonicalize() {
-                let name = real.file_name().map(|n| n.to_string_lossy().into_owned());
-                if name.is_some_and(|n| is_blocked_name(&n)) {
-                    return blocked();
-                }
+/// [`ShellPolicy::is_mutating`] with the allowlist given as a test (see [`screen`]).
+pub fn is_mutating(command: &str, cwd: &Path, allows: impl Fn(&str) -> bool) -> bool {
+    let command = php_trim_str(command);
+    if command.is_empty() {
+        return true;
+    }
+    let program = program_token(command);
+    if metacharacter(command).is_some() || program_refusal(program, cwd, allows).is_some() {
+        return false;
+    }
+    !READONLY_COMMANDS.contains(&program)
+}
+
+/// The refusals decided by the program token alone, as [`ShellPolicy::program_check`] makes
+/// them, with the allowlist given as a test (`allows(program)`: equal to an entry byte for
+/// byte), so a caller holding the allowlist in another form (the PHP binding reads the tool's
+/// property in place) judges a refused command without building a policy. The trimmed command
+/// when none applies. A relative program path is resolved (rule 5's symlink check) only when
+/// `cwd` is not empty. Nothing is allocated unless a refusal is returned.
+pub fn screen<'c>(
+    command: &'c str,
+    cwd: &Path,
+    allows: impl Fn(&str) -> bool,
+) -> Result<&'c str, ShellError> {
+    let command = php_trim_str(command);
+    if command.is_empty() {
+        return Err(ShellError::NoCommand);
+    }
+    if let Some(detail) = metacharacter(command) {
+        return Err(denial(
+            command,
+            DenialReason::Metacharacter,
+            "",
+            detail.to_string(),
+            METACHARACTER_MESSAGE.to_string(),
+        ));
+    }
+    let program = program_token(command);
+    match program_refusal(program, cwd, allows) {
+        Some((reason, message)) => Err(denial(command, reason, program, String::new(), message)),
+        None => Ok(command),
+    }
+}
+
+/// The first word of a command, as the first entry of [`split_argv`] (empty when none).
+fn program_token(command: &str) -> &str {
+    command
+        .split(ARGV_SEPARATORS)
+        .find(|s| !s.is_empty())
+        .unwrap_or("")
+}
+
+/// Rules 4 and 5 and the added program checks: (reason, message) of the first refusal.
+fn program_refusal(
+    program: &str,
+    cwd: &Path,
+    allows: impl Fn(&str) -> bool,
+) -> Option<(DenialReason, String)> {
+    let blocked = || {
+        Some((
+            DenialReason::HardBlocked,
+            format!("Command '{program}' is permanently blocked and cannot be executed."),
+        ))
+    };
+    let base = php_basename(program);
+    if HARD_BLOCKED.iter().any(|b| b.eq_ignore_ascii_case(base)) {
+        return blocked();
+    }
+    if !allows(program) {
+        return Some((
+            DenialReason::NotInAllowlist,
+            format!("Command '{program}' is not in the shell allowlist."),
+        ));
+    }
+    // Added checks run after the allowlist so every refusal the reference makes keeps
+    // its reason and message; they only ever refuse programs an adapter allowlisted.
+    if is_blocked_name(base) {
+        return blocked();
+    }
+    // A relative path is resolved only in a known directory: with an empty cwd (the first
+    // pass of `Shell::check`) it would resolve against the process's, which under a
+    // thread-safe PHP is not the one the command runs in.
+    let resolvable = program.starts_with('/') || !cwd.as_os_str().is_empty();
+    if resolvable && program.contains('/') && program.len() <= RESOLVE_MAX_BYTES {
+        if let Ok(real) = cwd.join(program).canonicalize() {
+            let name = real.file_name().map(|n| n.to_string_lossy().into_owned());
+            if name.is_some_and(|n| is_blocked_name(&n)) {
+                return blocked();
             }
         }
-        None
     }
+    None
 }
 
 /// Rule 6; returns the operands (arguments read as paths) for the recursion check.
@@ -585,13 +602,45 @@ fn switches_recursion(rec: &Recursion, token: &str) -> bool {
 }
 
 /// Rule 4 on a basename: either table, also with a version suffix (`python3.11`, `php8`).
+/// One hashed lookup per form, in a set built once per process; no allocation.
 pub(crate) fn is_blocked_name(basename: &str) -> bool {
-    let lower = basename.to_ascii_lowercase();
-    let unversioned = lower.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
-    [lower.as_str(), unversioned]
-        .iter()
-        .any(|n| !n.is_empty() && (HARD_BLOCKED.contains(n) || EXTRA_HARD_BLOCKED.contains(n)))
+    static NAMES: std::sync::OnceLock<std::collections::HashSet<&'static [u8]>> =
+        std::sync::OnceLock::new();
+    let names = NAMES.get_or_init(|| {
+        HARD_BLOCKED
+            .iter()
+            .chain(EXTRA_HARD_BLOCKED)
+            .map(|n| n.as_bytes())
+            .collect()
+    });
+    let unversioned = basename.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
+    let listed = |name: &str| {
+        let mut buf = [0u8; BLOCKED_NAME_MAX];
+        // A name longer than every table entry is in no table.
+        let Some(lower) = buf.get_mut(..name.len()) else {
+            return false;
+        };
+        lower.copy_from_slice(name.as_bytes());
+        lower.make_ascii_lowercase();
+        !lower.is_empty() && names.contains(&*lower)
+    };
+    listed(basename) || listed(unversioned)
 }
+
+/// The longest name [`is_blocked_name`] can match; the tables' names are all shorter.
+const BLOCKED_NAME_MAX: usize = 32;
+
+const _: () = {
+    let (mut i, mut j) = (0, 0);
+    while i < HARD_BLOCKED.len() {
+        assert!(HARD_BLOCKED[i].len() <= BLOCKED_NAME_MAX);
+        i += 1;
+    }
+    while j < EXTRA_HARD_BLOCKED.len() {
+        assert!(EXTRA_HARD_BLOCKED[j].len() <= BLOCKED_NAME_MAX);
+        j += 1;
+    }
+};
 
 const _: () = assert!(
     METACHARACTERS.len() <= 32,
@@ -639,6 +688,43 @@ fn metacharacter(command: &str) -> Option<&str> {
 
 #[cfg(test)]
 mod tests {
+
+    /// Blocked names: either table, any case, with a version suffix of any length; nothing else.
+    #[test]
+    fn blocked_names() {
+        let long_suffix = format!("python3.{}", "1".repeat(40));
+        for name in [
+            "rm",
+            "RM",
+            "Python3.11",
+            "php8.2",
+            "xargs",
+            "bash5",
+            long_suffix.as_str(),
+        ] {
+            assert!(is_blocked_name(name), "{name}");
+        }
+        let long = "r".repeat(BLOCKED_NAME_MAX + 1);
+        for name in [
+            "",
+            "1.2",
+            "ls",
+            "rmx",
+            "xrm",
+            "rm-",
+            long.as_str(),
+            "é",
+            "rm\u{e9}",
+        ] {
+            assert!(!is_blocked_name(name), "{name}");
+        }
+        for name in HARD_BLOCKED.iter().chain(EXTRA_HARD_BLOCKED) {
+            assert!(
+                is_blocked_name(name) && is_blocked_name(&name.to_uppercase()),
+                "{name}"
+            );
+        }
+    }
 
     /// `program_check` refuses exactly what `check` refuses for the program's sake, the same way.
     #[test]

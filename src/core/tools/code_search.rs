@@ -31,6 +31,7 @@ use std::sync::{Arc, OnceLock};
 pub mod listing;
 pub mod pool;
 pub mod prefilter;
+pub mod regex_cache;
 pub mod scan;
 #[cfg(test)]
 mod tests;
@@ -131,7 +132,11 @@ pub fn workspace_root(root: Option<&str>, cwd: &str) -> String {
 }
 
 /// A PHP-style regex: delimiters and modifiers as `preg_match` accepts them, compiled by PCRE2.
-pub struct PhpRegex {
+/// Cloning shares the compiled code and its match data (what [`regex_cache`] hands out).
+#[derive(Clone)]
+pub struct PhpRegex(Arc<CompiledRegex>);
+
+struct CompiledRegex {
     re: pcre2::bytes::Regex,
     anchored: bool,
     required: Option<prefilter::Required>,
@@ -149,8 +154,15 @@ pub fn compile_php_regex(pattern: &[u8]) -> Option<PhpRegex> {
     compile_php_regex_with(pattern, true)
 }
 
-/// [`compile_php_regex`] with the JIT on or off.
+/// [`compile_php_regex`] with the JIT on or off; a pattern compiled before in this process comes
+/// from [`regex_cache`], as PHP's own PCRE cache gives `preg_match` (a JIT compile costs far
+/// more than searching a small folder).
 pub fn compile_php_regex_with(pattern: &[u8], jit: bool) -> Option<PhpRegex> {
+    regex_cache::get_or_compile(pattern, jit, compile_uncached)
+}
+
+/// Parse and compile without the cache.
+fn compile_uncached(pattern: &[u8], jit: bool) -> Option<PhpRegex> {
     let mut i = 0;
     while i < pattern.len() && pattern[i].is_ascii_whitespace() {
         i += 1;
@@ -262,11 +274,11 @@ pub fn compile_php_regex_with(pattern: &[u8], jit: bool) -> Option<PhpRegex> {
     full.extend_from_slice(&body[verbs_end..]);
     let src = String::from_utf8(full).ok()?;
     let re = b.build(&src).ok()?;
-    let compiled = PhpRegex {
+    let compiled = PhpRegex(Arc::new(CompiledRegex {
         re,
         anchored,
         required: prefilter::required_literal(body, &pattern[end + 1..]),
-    };
+    }));
     // PHP refuses a pattern whose trial match on '' errors.
     compiled.is_match(b"")?;
     Some(compiled)
@@ -295,19 +307,24 @@ fn sets_lower_match_limit(verbs: &[u8]) -> bool {
 impl PhpRegex {
     /// A literal every matching line contains, when the pattern shows one safely.
     pub fn required_literal(&self) -> Option<&prefilter::Required> {
-        self.required.as_ref()
+        self.0.required.as_ref()
     }
 
     /// `Some(matched)`, or `None` when the match itself failed (limit, bad UTF-8 under /u).
     pub fn is_match(&self, line: &[u8]) -> Option<bool> {
-        if self.anchored {
-            return match self.re.find(line) {
+        if self.0.anchored {
+            return match self.0.re.find(line) {
                 Ok(Some(m)) => Some(m.start() == 0),
                 Ok(None) => Some(false),
                 Err(_) => None,
             };
         }
-        self.re.is_match(line).ok()
+        self.0.re.is_match(line).ok()
+    }
+
+    /// Whether two handles share one compiled pattern.
+    pub fn same_compiled(&self, other: &PhpRegex) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
     }
 }
 

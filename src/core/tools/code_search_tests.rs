@@ -2,7 +2,6 @@
 
 use super::code_search::{compile_php_regex, php_json_len};
 use super::project;
-use crate::core::security::workspace::beneath::HardLinks;
 use crate::core::value::Value;
 
 fn matches(p: &str, line: &str) -> Option<bool> {
@@ -56,7 +55,7 @@ fn project_tree_sorted_and_skipping() {
     std::fs::write(root.join("z.txt"), "").unwrap();
     std::fs::write(root.join("a.txt"), "").unwrap();
     std::fs::write(root.join("b/c/d/e.txt"), "").unwrap();
-    let t = project::tree(root, 2, 0, HardLinks::Refuse);
+    let t = project::tree(root, 2, 0);
     let keys: Vec<String> = t.keys().map(|k| format!("{k:?}")).collect();
     assert_eq!(keys.len(), 3, "{keys:?}");
     assert_eq!(project::detect(&root.to_string_lossy()), "unknown");

@@ -23,16 +23,24 @@
 //!   (`super::atomic_write`); the answer is `{status: edited, file, line_changed}` where the
 //!   line is the 1-based line the match starts on.
 //!
-//! Added (ours): the write holds an exclusive lock on the file from a last look at it to the
-//! rename (`atomic_write::lock_target`); when the file changed since it was read for the plan
-//! (another worker's edit), it is read again under the lock and `old_str` must still occur
-//! exactly once in that content, so no acknowledged edit is ever overwritten by a stale copy.
+//! Added (ours):
+//! - the file is read once, through the descriptor the gate opened (one read into a buffer
+//!   sized by its fstat, plus the read that sees the end);
+//! - the write happens relative to the file's folder opened beneath the same open root with no
+//!   link crossed (`atomic_write::Target`), and holds an exclusive lock on the file from a last
+//!   look at it to the rename; when the file changed since it was read for the plan (another
+//!   worker's edit), it is judged again (a regular file, hard links as configured), read again
+//!   under the lock, and `old_str` must still occur exactly once in that content, so no
+//!   acknowledged edit is ever overwritten by a stale copy;
+//! - the temp file and the folder are synced only when `durable_writes` asks for it.
 
 use std::fs::{File, Metadata};
-use std::io::{Read as _, Seek as _, SeekFrom};
+use std::io::Read as _;
+use std::os::unix::fs::MetadataExt as _;
 use std::path::PathBuf;
+use std::sync::Arc;
 
-use super::atomic_write::{lock_target, stamp, write_atomically, Stamp};
+use super::atomic_write::{stamp, How, Owner, Stamp, Target};
 use super::file_read::{php_string, resolve_root, BINARY_SNIFF_BYTES};
 use super::{success, Host, NativeTool, ToolError};
 use crate::core::security::blocked_paths::NOISE_DIRS;
@@ -105,6 +113,8 @@ pub struct FileEdit {
     pub noise_dirs: Vec<String>,
     /// Whether regular files with more than one hard link may be edited (`allowHardLinks`).
     pub allow_hard_links: bool,
+    /// Sync the new file and its folder before answering (php.ini `phpclaw.durable_writes`).
+    pub durable_writes: bool,
 }
 
 /// What the gate opened: the real path, the real root, and the file itself.
@@ -114,6 +124,10 @@ pub struct Gated {
     pub real: PathBuf,
     /// The real root.
     pub root: String,
+    /// The open root the file was opened beneath (the write opens its folder beneath it too).
+    pub open: Arc<OpenRoot>,
+    /// The file relative to that root, as opened.
+    pub relative: Vec<u8>,
     /// The file, opened beneath the root with no link crossed.
     pub file: File,
     /// Its metadata (fstat).
@@ -121,12 +135,14 @@ pub struct Gated {
 }
 
 /// The planned edit.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub struct Planned {
     /// The path as given (answers and messages).
     pub file: String,
-    /// The real file.
-    pub real: PathBuf,
+    /// The open root the file was read beneath.
+    pub open: Arc<OpenRoot>,
+    /// The file relative to it.
+    pub relative: Vec<u8>,
     /// Its whole content.
     pub contents: Vec<u8>,
     /// Where the single match starts.
@@ -172,6 +188,7 @@ impl FileEdit {
             follow_symlinks: false,
             noise_dirs: NOISE_DIRS.iter().map(|s| (*s).to_string()).collect(),
             allow_hard_links: false,
+            durable_writes: false,
         }
     }
 
@@ -222,58 +239,42 @@ impl FileEdit {
                 HardLinks::allowed(self.allow_hard_links),
                 &|_| false,
             )
-            .map_err(|r| match r {
-                Refused::Unreadable => {
-                    format!("file_edit: cannot read: {}", sanitize_for_message(file))
-                }
-                r => {
-                    PathError {
-                        kind: r.kind(),
-                        tool: Tool::FileEdit,
-                        path: file.to_string(),
-                    }
-                    .refusal()
-                    .message
-                }
-            })?;
+            .map_err(|r| refusal(r, file))?;
         Ok(Gated {
             real: resolved.real,
             root: ws.root().to_string_lossy().into_owned(),
+            open,
+            relative: opened.real_relative,
             file: opened.file,
             meta: opened.meta,
         })
     }
 
-    /// Read the whole file through the handle the gate opened: size first (its fstat), then
-    /// the binary sniff, then the content.
-    pub fn read(&self, mut handle: File, meta: &Metadata, file: &str) -> Result<Vec<u8>, String> {
+    /// Read the whole file through an open handle: size first (its fstat), then the content in
+    /// one pass (never more than the cap, plus one byte to notice growth since the fstat), then
+    /// the binary sniff of its start.
+    pub fn read(&self, handle: &File, meta: &Metadata, file: &str) -> Result<Vec<u8>, String> {
         let s = sanitize_for_message(file);
-        let cannot = || format!("file_edit: cannot read: {s}");
-        if meta.len() > self.max_bytes.max(0) as u64 {
+        let cap = self.max_bytes.max(0) as u64;
+        if meta.len() > cap {
             return Err(format!(
                 "file_edit: file too large to edit ({} bytes, limit {}): {s}",
                 meta.len(),
                 self.max_bytes
             ));
         }
-        let mut sample = Vec::with_capacity(BINARY_SNIFF_BYTES);
-        (&mut handle)
-            .take(BINARY_SNIFF_BYTES as u64)
-            .read_to_end(&mut sample)
-            .map_err(|_| cannot())?;
-        if memchr::memchr(0, &sample).is_some() {
+        let mut contents = Vec::with_capacity(meta.len() as usize + 1);
+        handle
+            .take(cap + 1)
+            .read_to_end(&mut contents)
+            .map_err(|_| format!("file_edit: cannot read: {s}"))?;
+        let sample = &contents[..contents.len().min(BINARY_SNIFF_BYTES)];
+        if memchr::memchr(0, sample).is_some() {
             return Err(format!(
                 "file_edit: Binary file; file_edit operates on text files only: {s}"
             ));
         }
-        handle.seek(SeekFrom::Start(0)).map_err(|_| cannot())?;
-        // Never more than the cap (plus one byte to notice growth since the fstat).
-        let mut contents = Vec::with_capacity(meta.len() as usize);
-        (&mut handle)
-            .take(self.max_bytes.max(0) as u64 + 1)
-            .read_to_end(&mut contents)
-            .map_err(|_| cannot())?;
-        if contents.len() as u64 > self.max_bytes.max(0) as u64 {
+        if contents.len() as u64 > cap {
             return Err(format!(
                 "file_edit: file too large to edit ({} bytes, limit {}): {s}",
                 contents.len(),
@@ -281,6 +282,22 @@ impl FileEdit {
             ));
         }
         Ok(contents)
+    }
+}
+
+/// The gate's wording of why `file` was not opened.
+fn refusal(r: Refused, file: &str) -> String {
+    match r {
+        Refused::Unreadable => format!("file_edit: cannot read: {}", sanitize_for_message(file)),
+        r => {
+            PathError {
+                kind: r.kind(),
+                tool: Tool::FileEdit,
+                path: file.to_string(),
+            }
+            .refusal()
+            .message
+        }
     }
 }
 
@@ -336,6 +353,8 @@ impl NativeTool for FileEdit {
         let Gated {
             real,
             root,
+            open,
+            relative,
             file: handle,
             meta,
         } = self.gate(&file).map_err(ToolError::Tool)?;
@@ -346,7 +365,7 @@ impl NativeTool for FileEdit {
                 sanitize_for_message(&file)
             )));
         }
-        let contents = self.read(handle, &meta, &file).map_err(ToolError::Tool)?;
+        let contents = self.read(&handle, &meta, &file).map_err(ToolError::Tool)?;
         let at = unique_match(&contents, &old, &file).map_err(ToolError::Tool)?;
         let new = input
             .get("new_str")
@@ -354,7 +373,8 @@ impl NativeTool for FileEdit {
             .unwrap_or_default();
         Ok(Planned {
             file,
-            real,
+            open,
+            relative,
             contents,
             at,
             old,
@@ -369,7 +389,14 @@ impl NativeTool for FileEdit {
         _host: &mut H,
     ) -> Result<Edited, ToolError<H::Error>> {
         let s = sanitize_for_message(&input.file);
-        let lock = lock_target(&input.real)
+        let root = input
+            .open
+            .dir_fd()
+            .ok_or_else(|| ToolError::Tool(refusal(Refused::Unreadable, &input.file)))?;
+        let target = Target::open(root, &input.relative)
+            .map_err(|e| ToolError::Tool(refusal(Refused::from_io(&e), &input.file)))?;
+        let lock = target
+            .lock()
             .map_err(|e| {
                 ToolError::Tool(if e.kind() == std::io::ErrorKind::WouldBlock {
                     format!("file_edit: the file is locked by another process: {s}")
@@ -382,13 +409,16 @@ impl NativeTool for FileEdit {
         let (contents, at) = if stamp(&lock.meta) == input.stamp {
             (&input.contents, input.at)
         } else {
-            // Changed since the plan read it: edit what is there now.
-            let handle = lock
-                .file
-                .try_clone()
-                .map_err(|_| ToolError::Tool(format!("file_edit: cannot read: {s}")))?;
+            // Changed since the plan read it: judge and edit what is there now.
+            let meta = &lock.meta;
+            if !meta.is_file() {
+                return Err(ToolError::Tool(refusal(Refused::NotAFile, &input.file)));
+            }
+            if meta.nlink() > 1 && !self.allow_hard_links {
+                return Err(ToolError::Tool(refusal(Refused::HardLink, &input.file)));
+            }
             again = self
-                .read(handle, &lock.meta, &input.file)
+                .read(&lock.file, meta, &input.file)
                 .map_err(ToolError::Tool)?;
             let at = unique_match(&again, &input.old, &input.file).map_err(ToolError::Tool)?;
             (&again, at)
@@ -400,7 +430,15 @@ impl NativeTool for FileEdit {
         out.extend_from_slice(before);
         out.extend_from_slice(&input.new);
         out.extend_from_slice(after);
-        write_atomically(&input.real, &out, &input.file, NAME, "edit").map_err(ToolError::Tool)?;
+        let how = How {
+            label: NAME,
+            prefix: "edit",
+            shown: &input.file,
+            durable: self.durable_writes,
+        };
+        target
+            .write(&out, Some(Owner::of(&lock.meta)), &how)
+            .map_err(ToolError::Tool)?;
         drop(lock);
         Ok(Edited {
             file: input.file.clone(),

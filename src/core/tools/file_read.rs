@@ -97,14 +97,13 @@ pub fn configured_root(root: Option<&str>, cwd: &str) -> String {
 
 /// The real path of the configured root, once it exists (PHP `realpath()`).
 pub fn resolve_root(configured: &str) -> Option<String> {
-    let real = std::fs::canonicalize(crate::core::workdir::absolute(std::path::Path::new(
-        if configured.is_empty() {
+    let real = crate::core::workdir::realpath(&crate::core::workdir::absolute(
+        std::path::Path::new(if configured.is_empty() {
             "."
         } else {
             configured
-        },
-    )))
-    .ok()?;
+        }),
+    ))?;
     real.to_str().map(str::to_string)
 }
 

@@ -16,14 +16,21 @@
 //! - missing parent folders are created (0755), then the content is written atomically
 //!   (`super::atomic_write`); the answer is `{path, bytes_written}` with meta
 //!   `{mode: write, message: "Written N bytes to PATH."}`.
+//!
+//! Added (ours): the folders are made and the file written relative to the root the gate
+//! opened, each folder opened beneath the one above with no link crossed
+//! (`atomic_write::Target::create`), so a folder swapped for a link after the check is never
+//! followed; the new file and its folder are synced only when `durable_writes` asks for it.
 
 use std::path::PathBuf;
+use std::sync::Arc;
 
-use super::atomic_write::{ensure_parent_directory, lock_target, write_atomically};
+use super::atomic_write::{How, Owner, Target};
 use super::file_read::php_string;
 use super::{success, Host, NativeTool, ToolError};
 use crate::core::security::file_rules::{check, check_resolved, sanitize_for_message, Rules};
-use crate::core::security::workspace::{Tool, Workspace};
+use crate::core::security::workspace::open_root::OpenRoot;
+use crate::core::security::workspace::Tool;
 use crate::core::value::{Array, Value};
 
 /// `name()`.
@@ -90,17 +97,31 @@ pub struct FileWrite {
     pub max_bytes: i64,
     /// Symlinks in paths followed (their targets judged again).
     pub follow_symlinks: bool,
+    /// Sync the new file and its folder before answering (php.ini `phpclaw.durable_writes`).
+    pub durable_writes: bool,
+}
+
+/// What the gate judged: the shown path, the real target, and where it lies beneath the open
+/// root.
+#[derive(Debug, Clone)]
+pub struct Gated {
+    /// The path as the answer shows it.
+    pub shown: String,
+    /// The real target (messages).
+    pub real: PathBuf,
+    /// The open root.
+    pub open: Arc<OpenRoot>,
+    /// The target relative to it.
+    pub relative: Vec<u8>,
 }
 
 /// The planned write.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub struct Planned {
-    /// The path as the answer shows it.
-    pub path: String,
     /// The content.
     pub content: Vec<u8>,
     /// Where it goes.
-    pub real: PathBuf,
+    pub gated: Gated,
 }
 
 /// What was written.
@@ -151,6 +172,7 @@ impl FileWrite {
             allow_php_write: false,
             max_bytes: DEFAULT_MAX_BYTES,
             follow_symlinks: false,
+            durable_writes: false,
         }
     }
 
@@ -160,8 +182,8 @@ impl FileWrite {
         }
     }
 
-    /// The whole gate for a trimmed, non-empty path: (shown path, real target).
-    pub fn gate(&self, trimmed: &str) -> Result<(String, PathBuf), String> {
+    /// The whole gate for a trimmed, non-empty path.
+    pub fn gate(&self, trimmed: &str) -> Result<Gated, String> {
         let shown = normalize_workspace_path(trimmed, &self.root);
         if shown.contains("..") {
             return Err(TRAVERSAL_MESSAGE.to_string());
@@ -169,19 +191,27 @@ impl FileWrite {
         if !shown.contains('\0') {
             check(self.rules(), &shown).map_err(|r| r.message)?;
         }
-        let ws = match Workspace::new(&self.root) {
-            Ok(ws) => ws,
+        let open = match OpenRoot::get(&self.root) {
+            Ok(open) => open,
             Err(e) => {
                 self.create_root()?;
-                Workspace::new(&self.root).map_err(|_| e.refusal(Tool::FileWrite).message)?
+                OpenRoot::get(&self.root).map_err(|_| e.refusal(Tool::FileWrite).message)?
             }
         };
-        let ws = ws.with_follow_symlinks(self.follow_symlinks);
+        let ws = open
+            .workspace()
+            .clone()
+            .with_follow_symlinks(self.follow_symlinks);
         let resolved = ws
             .resolve_for(Tool::FileWrite, trimmed)
             .map_err(|e| e.refusal().message)?;
         check_resolved(self.rules(), &resolved).map_err(|r| r.message)?;
-        Ok((shown, resolved.real))
+        Ok(Gated {
+            shown,
+            real: resolved.real,
+            open,
+            relative: resolved.real_relative.into_bytes(),
+        })
     }
 
     /// Create a missing root with its parents, as the reference's first write does; the
@@ -239,12 +269,8 @@ impl NativeTool for FileWrite {
             // A name that is not UTF-8 text cannot be judged by the rules; refused (ours).
             return Err(ToolError::tool(TRAVERSAL_MESSAGE));
         }
-        let (path, real) = self.gate(trimmed).map_err(ToolError::Tool)?;
-        Ok(Planned {
-            path,
-            content,
-            real,
-        })
+        let gated = self.gate(trimmed).map_err(ToolError::Tool)?;
+        Ok(Planned { content, gated })
     }
 
     fn perform<H: Host>(
@@ -252,15 +278,35 @@ impl NativeTool for FileWrite {
         input: &Planned,
         _host: &mut H,
     ) -> Result<Written, ToolError<H::Error>> {
-        ensure_parent_directory(&input.real).map_err(ToolError::Tool)?;
+        let g = &input.gated;
+        let cannot = || {
+            let dir = g.real.parent().unwrap_or(&g.real);
+            ToolError::Tool(format!(
+                "Could not create directory: {}",
+                sanitize_for_message(&dir.to_string_lossy())
+            ))
+        };
+        let root = g.open.dir_fd().ok_or_else(cannot)?;
+        let target = Target::create(root, &g.relative).map_err(|_| cannot())?;
         // Never renamed in between a concurrent file_edit's read and rename (best effort: a file
         // this worker cannot open for reading is replaced without the lock, as before).
-        let lock = lock_target(&input.real).ok().flatten();
-        write_atomically(&input.real, &input.content, &input.path, NAME, "write")
+        let lock = target.lock().ok().flatten();
+        let owner = match &lock {
+            Some(l) => Some(Owner::of(&l.meta)),
+            None => target.owner(),
+        };
+        let how = How {
+            label: NAME,
+            prefix: "write",
+            shown: &g.shown,
+            durable: self.durable_writes,
+        };
+        target
+            .write(&input.content, owner, &how)
             .map_err(ToolError::Tool)?;
         drop(lock);
         Ok(Written {
-            path: input.path.clone(),
+            path: g.shown.clone(),
             bytes: input.content.len(),
         })
     }

@@ -1,6 +1,6 @@
 //! Tests of file_write, file_edit and the atomic write, on real temporary folders.
 
-use super::atomic_write::{ensure_parent_directory, write_atomically};
+use super::atomic_write::hooks;
 use super::file_edit::{self, FileEdit};
 use super::file_read::{self, FileRead};
 use super::file_write::{self, FileWrite};
@@ -32,14 +32,15 @@ impl Host for LogHost {
     }
 }
 
-struct Ws(PathBuf);
+/// A temporary folder (real path), removed on drop.
+pub(super) struct Ws(pub(super) PathBuf);
 impl Drop for Ws {
     fn drop(&mut self) {
         let _ = std::fs::remove_dir_all(&self.0);
     }
 }
 
-fn ws(tag: &str) -> Ws {
+pub(super) fn ws(tag: &str) -> Ws {
     let dir = tempfile::Builder::new()
         .prefix(&format!("phpclaw-fwe-{tag}-"))
         .tempdir()
@@ -174,60 +175,6 @@ fn write_refuses_symlinks_unless_followed_and_then_only_inside() {
     std::os::unix::fs::symlink(w.0.join("real"), w.0.join("in")).unwrap();
     write(&mut t, &[("path", "in/y.txt"), ("content", "y")]).unwrap();
     assert_eq!(std::fs::read(w.0.join("real/y.txt")).unwrap(), b"y");
-}
-
-#[test]
-fn atomic_write_failure_leaves_the_old_file_and_no_temp() {
-    let w = ws("atom");
-    let target = w.0.join("t.txt");
-    std::fs::write(&target, "OLD").unwrap();
-    // A rename onto a non-empty folder fails after the temp file was written.
-    let dir_target = w.0.join("d");
-    std::fs::create_dir(&dir_target).unwrap();
-    std::fs::write(dir_target.join("keep"), "k").unwrap();
-    let e = write_atomically(&dir_target, b"NEW", "d", "file_write", "write").unwrap_err();
-    assert_eq!(e, "file_write: failed to finalize write: d");
-    // A missing folder: no temp file can be made.
-    let e = write_atomically(
-        &w.0.join("no/t.txt"),
-        b"NEW",
-        "no/t.txt",
-        "file_edit",
-        "edit",
-    )
-    .unwrap_err();
-    assert_eq!(e, "file_edit: failed to create temp file for write.");
-    assert_eq!(std::fs::read(&target).unwrap(), b"OLD");
-    let strays: Vec<_> = std::fs::read_dir(&w.0)
-        .unwrap()
-        .filter_map(Result::ok)
-        .filter(|e| e.file_name().to_string_lossy().starts_with(".phpclaw-"))
-        .collect();
-    assert!(strays.is_empty());
-    write_atomically(&target, b"NEW", "t.txt", "file_write", "write").unwrap();
-    assert_eq!(std::fs::read(&target).unwrap(), b"NEW");
-}
-
-#[cfg(unix)]
-#[test]
-fn atomic_write_keeps_the_mode_of_an_existing_file() {
-    use std::os::unix::fs::PermissionsExt as _;
-    let w = ws("mode");
-    let target = w.0.join("m.txt");
-    std::fs::write(&target, "a").unwrap();
-    std::fs::set_permissions(&target, std::fs::Permissions::from_mode(0o640)).unwrap();
-    write_atomically(&target, b"b", "m.txt", "file_edit", "edit").unwrap();
-    let mode = std::fs::metadata(&target).unwrap().permissions().mode() & 0o777;
-    assert_eq!(mode, 0o640);
-}
-
-#[test]
-fn parents_are_not_created_through_a_file() {
-    let w = ws("par");
-    std::fs::write(w.0.join("f"), "x").unwrap();
-    assert!(ensure_parent_directory(&w.0.join("f/g/h.txt")).is_err());
-    ensure_parent_directory(&w.0.join("a/b/c.txt")).unwrap();
-    assert!(w.0.join("a/b").is_dir());
 }
 
 fn edit_tool(w: &Ws) -> FileEdit {
@@ -456,4 +403,186 @@ fn edit_refuses_hard_links_unless_allowed_and_links_out() {
         std::fs::read_to_string(outside.0.join("secret.txt")).unwrap(),
         "KEY=a\n"
     );
+}
+
+/// A workspace with `config/view.txt` and a folder outside it with its own `view.txt`.
+fn swap_setup(tag: &str) -> (Ws, Ws) {
+    let w = ws(tag);
+    let out = ws(&format!("{tag}-out"));
+    std::fs::create_dir(w.0.join("config")).unwrap();
+    std::fs::write(w.0.join("config/view.txt"), "'timezone' => 'UTC'\n").unwrap();
+    std::fs::write(out.0.join("view.txt"), "'timezone' => 'UTC'\n").unwrap();
+    (w, out)
+}
+
+/// Move `config` aside and put a link to `out` in its place.
+fn swap_config_for_link(ws: &Path, out: &Path) {
+    std::fs::rename(ws.join("config"), ws.join("config-old")).unwrap();
+    std::os::unix::fs::symlink(out, ws.join("config")).unwrap();
+}
+
+/// Have the next rename on this thread preceded by [`swap_config_for_link`].
+fn swap_before_rename(w: &Ws, out: &Ws) {
+    let (ws, elsewhere) = (w.0.clone(), out.0.clone());
+    hooks::before_next_rename(move || swap_config_for_link(&ws, &elsewhere));
+}
+
+/// Nothing outside changed and no temp file was left there.
+fn assert_untouched(out: &Ws) {
+    assert_eq!(
+        std::fs::read_to_string(out.0.join("view.txt")).unwrap(),
+        "'timezone' => 'UTC'\n"
+    );
+    let names: Vec<_> = std::fs::read_dir(&out.0)
+        .unwrap()
+        .filter_map(Result::ok)
+        .map(|e| e.file_name())
+        .collect();
+    assert_eq!(names, ["view.txt"]);
+}
+
+fn edit_input() -> Value {
+    input(&[
+        ("path", "config/view.txt"),
+        ("old_str", "UTC"),
+        ("new_str", "Europe/Paris"),
+    ])
+}
+
+#[test]
+fn edit_never_follows_a_folder_swapped_for_a_link_after_the_plan() {
+    let (w, out) = swap_setup("gap-e1");
+    let mut host = LogHost::default();
+    read_then(&mut host, &w, "config/view.txt");
+    let mut t = edit_tool(&w);
+    let planned = t.plan(&edit_input(), &mut host).unwrap();
+    swap_config_for_link(&w.0, &out.0);
+    assert_eq!(
+        tool_msg(t.perform(&planned, &mut host)),
+        "file_edit: Access denied: path contains a symlink."
+    );
+    assert_untouched(&out);
+}
+
+#[test]
+fn edit_never_follows_a_folder_swapped_for_a_link_before_the_rename() {
+    let (w, out) = swap_setup("gap-e2");
+    let mut host = LogHost::default();
+    read_then(&mut host, &w, "config/view.txt");
+    let mut t = edit_tool(&w);
+    let planned = t.plan(&edit_input(), &mut host).unwrap();
+    swap_before_rename(&w, &out);
+    t.perform(&planned, &mut host).unwrap();
+    // The edit landed in the folder that was checked and opened.
+    assert_eq!(
+        std::fs::read_to_string(w.0.join("config-old/view.txt")).unwrap(),
+        "'timezone' => 'Europe/Paris'\n"
+    );
+    assert_untouched(&out);
+}
+
+#[test]
+fn write_never_follows_a_folder_swapped_for_a_link() {
+    let (w, out) = swap_setup("gap-w");
+    let mut host = LogHost::default();
+    let mut t = FileWrite::new(s(&w.0));
+    let args = input(&[("path", "config/view.txt"), ("content", "x")]);
+    let planned = t.plan(&args, &mut host).unwrap();
+    swap_config_for_link(&w.0, &out.0);
+    assert_eq!(
+        tool_msg(t.perform(&planned, &mut host)),
+        format!("Could not create directory: {}/config", w.0.display())
+    );
+    assert_untouched(&out);
+
+    std::fs::remove_file(w.0.join("config")).unwrap();
+    std::fs::rename(w.0.join("config-old"), w.0.join("config")).unwrap();
+    let planned = t.plan(&args, &mut host).unwrap();
+    swap_before_rename(&w, &out);
+    t.perform(&planned, &mut host).unwrap();
+    assert_eq!(
+        std::fs::read(w.0.join("config-old/view.txt")).unwrap(),
+        b"x"
+    );
+    assert_untouched(&out);
+}
+
+#[test]
+fn write_never_makes_folders_through_a_link_planted_after_the_plan() {
+    let (w, out) = swap_setup("gap-mk");
+    let mut host = LogHost::default();
+    let mut t = FileWrite::new(s(&w.0));
+    let args = input(&[("path", "new/deep/a.txt"), ("content", "x")]);
+    let planned = t.plan(&args, &mut host).unwrap();
+    std::os::unix::fs::symlink(&out.0, w.0.join("new")).unwrap();
+    assert_eq!(
+        tool_msg(t.perform(&planned, &mut host)),
+        format!("Could not create directory: {}/new/deep", w.0.display())
+    );
+    assert_untouched(&out);
+}
+
+#[test]
+fn edit_judges_again_a_file_replaced_after_the_plan() {
+    let w = ws("gap-hl");
+    std::fs::write(w.0.join("notes.txt"), "KEY=a\n").unwrap();
+    std::fs::write(w.0.join(".env"), "KEY=secret\n").unwrap();
+    let mut host = LogHost::default();
+    read_then(&mut host, &w, "notes.txt");
+    let mut t = edit_tool(&w);
+    let args = input(&[
+        ("path", "notes.txt"),
+        ("old_str", "KEY="),
+        ("new_str", "K="),
+    ]);
+    let planned = t.plan(&args, &mut host).unwrap();
+    // Replaced by a second name of the secret: refused as the gate refuses it.
+    std::fs::remove_file(w.0.join("notes.txt")).unwrap();
+    std::fs::hard_link(w.0.join(".env"), w.0.join("notes.txt")).unwrap();
+    assert_eq!(
+        tool_msg(t.perform(&planned, &mut host)),
+        "file_edit: Access denied: the file has more than one hard link."
+    );
+    assert_eq!(std::fs::read(w.0.join(".env")).unwrap(), b"KEY=secret\n");
+    use std::os::unix::fs::MetadataExt as _;
+    assert_eq!(std::fs::metadata(w.0.join("notes.txt")).unwrap().nlink(), 2);
+    // Replaced by a plain file: edited as it is now.
+    std::fs::remove_file(w.0.join("notes.txt")).unwrap();
+    std::fs::write(w.0.join("notes.txt"), "x\nKEY=b\n").unwrap();
+    let out = t.perform(&planned, &mut host).unwrap();
+    assert_eq!(out.line, 2);
+    assert_eq!(std::fs::read(w.0.join("notes.txt")).unwrap(), b"x\nK=b\n");
+}
+
+#[test]
+fn durable_writes_sync_and_others_do_not() {
+    let w = ws("durable");
+    let syncs = || hooks::SYNCS.with(std::cell::Cell::get);
+    let mut t = FileWrite::new(s(&w.0));
+    let before = syncs();
+    write(&mut t, &[("path", "a.txt"), ("content", "1")]).unwrap();
+    assert_eq!(syncs(), before);
+    t.durable_writes = true;
+    write(&mut t, &[("path", "a.txt"), ("content", "2")]).unwrap();
+    assert_eq!(syncs(), before + 2);
+    assert_eq!(std::fs::read(w.0.join("a.txt")).unwrap(), b"2");
+    let mut host = LogHost::default();
+    read_then(&mut host, &w, "a.txt");
+    let mut e = edit_tool(&w);
+    edit(
+        &mut e,
+        &mut host,
+        &[("path", "a.txt"), ("old_str", "2"), ("new_str", "3")],
+    )
+    .unwrap();
+    assert_eq!(syncs(), before + 2);
+    e.durable_writes = true;
+    edit(
+        &mut e,
+        &mut host,
+        &[("path", "a.txt"), ("old_str", "3"), ("new_str", "4")],
+    )
+    .unwrap();
+    assert_eq!(syncs(), before + 4);
+    assert_eq!(std::fs::read(w.0.join("a.txt")).unwrap(), b"4");
 }

@@ -7,8 +7,11 @@
 //! tree's folders are opened beneath the open project root with no link crossed; a link (to a
 //! folder, a file or anything else) is listed only when what it leads to is inside the project
 //! and not a secret or a folder the tree leaves out, judged on the opened descriptor, and a
-//! linked folder is listed through that descriptor; a regular file with more than one hard link
-//! is left out unless `allowHardLinks`; `composer.lock` is read under the same rules.
+//! linked folder is listed through that descriptor. The tree is names only, so a regular file
+//! with more than one hard link is listed like any other (its name is chosen by whoever made
+//! the link and tells nothing of the content; the type comes from the listing, no `stat`);
+//! what is read is judged by content rules: `composer.lock` is read under the same link rules
+//! and refused when it has more than one hard link, unless `allowHardLinks`.
 
 use std::cell::Cell;
 use std::io::Read as _;
@@ -21,7 +24,7 @@ use super::code_search::listing::{self, Kind};
 use super::{success, Host, NativeTool, ToolError};
 use crate::core::budget::{Budget, WALK_TIME};
 use crate::core::security::file_rules::{is_blocked_path, project_skips_entry, project_skips_path};
-use crate::core::security::workspace::beneath::{hard_linked_at, HardLinks, Want};
+use crate::core::security::workspace::beneath::{HardLinks, Want};
 use crate::core::security::workspace::open_root::OpenRoot;
 use crate::core::value::{Array, Value};
 
@@ -90,12 +93,12 @@ pub fn input_schema() -> Value {
 pub struct Project {
     /// The project root.
     pub root: String,
-    /// Whether files with more than one hard link are listed and read (`allowHardLinks`; ours).
+    /// Whether a `composer.lock` with more than one hard link is read (`allowHardLinks`; ours).
     pub allow_hard_links: bool,
 }
 
 impl Project {
-    /// A tool on `root`, hard-linked files left out.
+    /// A tool on `root`, a hard-linked `composer.lock` not read.
     pub fn new(root: impl Into<String>) -> Project {
         Project {
             root: root.into(),
@@ -167,47 +170,43 @@ pub fn packages(root: &str, hard_links: HardLinks) -> (Value, Option<String>) {
 /// The tree below `dir`: folders as `name/` keys holding their own tree, files (and anything
 /// else that is not a folder) as list entries. Entry types come from `listing` (no `stat` per
 /// entry); a folder at the depth limit is not listed. Links are judged as the module says.
-pub fn tree(dir: &Path, depth: i64, level: i64, hard_links: HardLinks) -> Array {
-    tree_within(
-        dir,
-        depth,
-        level,
-        hard_links,
-        &Budget::new(WALK_TIME, TREE_ENTRIES),
-    )
+pub fn tree(dir: &Path, depth: i64, level: i64) -> Array {
+    tree_within(dir, depth, level, &Budget::new(WALK_TIME, TREE_ENTRIES))
 }
 
 /// [`tree`] within `budget`: the entries listed once it is spent are left out.
-pub fn tree_within(
-    dir: &Path,
-    depth: i64,
-    level: i64,
-    hard_links: HardLinks,
-    budget: &Budget,
-) -> Array {
+pub fn tree_within(dir: &Path, depth: i64, level: i64, budget: &Budget) -> Array {
     if level >= depth {
         return Array::new();
     }
     let Some(open) = dir.to_str().and_then(|d| OpenRoot::get(d).ok()) else {
         return Array::new();
     };
-    let Ok(top) = open.open_judged(b"", false, Want::Dir, hard_links, &|_| false) else {
+    let Ok(top) = open.open_judged(b"", false, Want::Dir, NAMES_ONLY, &|_| false) else {
         return Array::new();
     };
     let walk = TreeWalk {
         open: &open,
         depth,
-        hard_links,
         budget,
     };
     walk.list(&top.file, &mut Vec::new(), level)
+}
+
+/// The tree opens folders to list them and links only to judge where they lead (`O_PATH`):
+/// no file's content is read, so a file's hard links do not matter to it.
+const NAMES_ONLY: HardLinks = HardLinks::Allow;
+
+/// Whether the tree leaves out an entry by its name alone. The names it leaves out are ASCII,
+/// so a name that is not UTF-8 is none of them (no lossy copy of every name).
+fn skipped_name(name: &[u8]) -> bool {
+    std::str::from_utf8(name).is_ok_and(project_skips_entry)
 }
 
 /// One tree being listed beneath the open project root.
 struct TreeWalk<'a> {
     open: &'a OpenRoot,
     depth: i64,
-    hard_links: HardLinks,
     budget: &'a Budget,
 }
 
@@ -217,74 +216,84 @@ impl TreeWalk<'_> {
         let Some(entries) = listing::list_fd(dir.as_fd()) else {
             return Array::new();
         };
-        let skips = |real: &[u8]| project_skips_path(&String::from_utf8_lossy(real));
-        let base = rel.len();
         let mut items = Array::with_capacity(entries.len());
         for (mut name, kind) in entries {
             if !self.budget.spend() {
                 break;
             }
-            if project_skips_entry(&String::from_utf8_lossy(&name)) {
+            if skipped_name(&name) {
                 continue;
             }
-            if !rel.is_empty() {
-                rel.push(b'/');
-            }
-            rel.extend_from_slice(&name);
-            let deeper = level + 1 < self.depth;
-            let entry = match kind {
-                Kind::Dir => Some(if deeper {
-                    self.open
-                        .open_judged(rel, false, Want::Dir, self.hard_links, &|_| false)
-                        .map(|d| self.list(&d.file, rel, level + 1))
-                        .unwrap_or_default()
-                } else {
-                    Array::new()
-                }),
-                Kind::DirLink => self
-                    .open
-                    .open_judged(rel, true, Want::Dir, self.hard_links, &skips)
-                    .ok()
-                    .map(|d| {
-                        if deeper {
-                            self.list(&d.file, &mut d.real_relative.clone(), level + 1)
-                        } else {
-                            Array::new()
-                        }
-                    }),
-                Kind::File
-                    if self.hard_links == HardLinks::Refuse
-                        && hard_linked_at(dir.as_fd(), &name) =>
-                {
-                    rel.truncate(base);
+            match kind {
+                Kind::File | Kind::Other => {}
+                Kind::Dir | Kind::DirLink => {
+                    let Some(sub) = self.folder(rel, &name, kind.is_link(), level) else {
+                        continue;
+                    };
+                    name.push(b'/');
+                    items.insert(name, Value::Array(sub));
                     continue;
                 }
                 Kind::FileLink | Kind::OtherLink => {
-                    let judged =
-                        self.open
-                            .open_judged(rel, true, Want::Any, self.hard_links, &skips);
-                    rel.truncate(base);
-                    if judged.is_ok() {
-                        let _ = items.push(Value::Str(name));
+                    if !self.link_judged(rel, &name) {
+                        continue;
                     }
-                    continue;
-                }
-                Kind::File | Kind::Other => None,
-            };
-            rel.truncate(base);
-            match (kind.is_dir(), entry) {
-                (true, Some(sub)) => {
-                    name.push(b'/');
-                    items.insert(name, Value::Array(sub));
-                }
-                (true, None) => {}
-                (false, _) => {
-                    let _ = items.push(Value::Str(name));
                 }
             }
+            let _ = items.push(Value::Str(name));
         }
         items
     }
+
+    /// The tree of the folder `name` in `rel` (empty at the depth limit); None for a link to a
+    /// folder that may not be listed. A plain folder that cannot be opened lists as empty.
+    fn folder(&self, rel: &mut Vec<u8>, name: &[u8], link: bool, level: i64) -> Option<Array> {
+        let deeper = level + 1 < self.depth;
+        if !link && !deeper {
+            return Some(Array::new());
+        }
+        let base = push_name(rel, name);
+        let opened = self
+            .open
+            .open_judged(rel, link, Want::Dir, NAMES_ONLY, &skipped_path);
+        let sub = match opened {
+            Ok(mut d) if deeper && link => {
+                Some(self.list(&d.file, &mut d.real_relative, level + 1))
+            }
+            Ok(d) if deeper => Some(self.list(&d.file, rel, level + 1)),
+            Ok(_) => Some(Array::new()),
+            Err(_) if link => None,
+            Err(_) => Some(Array::new()),
+        };
+        rel.truncate(base);
+        sub
+    }
+
+    /// Whether the link `name` in `rel` (to a file, to anything else, or dangling) is listed:
+    /// what it leads to is inside the project and not left out.
+    fn link_judged(&self, rel: &mut Vec<u8>, name: &[u8]) -> bool {
+        let base = push_name(rel, name);
+        let judged = self
+            .open
+            .open_judged(rel, true, Want::Any, NAMES_ONLY, &skipped_path);
+        rel.truncate(base);
+        judged.is_ok()
+    }
+}
+
+/// Whether the tree leaves out what a link leads to (its real path relative to the root).
+fn skipped_path(real: &[u8]) -> bool {
+    project_skips_path(&String::from_utf8_lossy(real))
+}
+
+/// Appends `/name` (or `name` to an empty path) to `rel`; returns the length to truncate back to.
+fn push_name(rel: &mut Vec<u8>, name: &[u8]) -> usize {
+    let base = rel.len();
+    if base != 0 {
+        rel.push(b'/');
+    }
+    rel.extend_from_slice(name);
+    base
 }
 
 /// The planned depth.
@@ -349,13 +358,7 @@ impl NativeTool for Project {
         _host: &mut H,
     ) -> Result<Self::Execution, ToolError<H::Error>> {
         let budget = Budget::new(WALK_TIME, TREE_ENTRIES);
-        let file_tree = tree_within(
-            Path::new(&self.root),
-            p.depth,
-            0,
-            self.hard_links(),
-            &budget,
-        );
+        let file_tree = tree_within(Path::new(&self.root), p.depth, 0, &budget);
         let (packages, lock_warning) = packages(&self.root, self.hard_links());
         let data = Value::from_pairs([
             ("framework", Value::str(detect(&self.root))),

@@ -23,7 +23,7 @@
 //!   before anything executes;
 //! - the envelope: `data: {command, output}`, `meta: {mode: shell, command_name}`, `warnings: []`.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use super::file_read::{php_string, trim_incomplete_utf8_tail};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -36,9 +36,9 @@ use crate::core::security::shell_policy::confine::{
     find_program, is_script, ConfineError, Planner,
 };
 use crate::core::security::shell_policy::{
-    ceiling_message, discard_note, shape_output, spill_note, spill_prefix, start_failed_message,
-    timeout_message, Approved, Denial, DenialReason, PathDenial, Shaped, ShellError, ShellPolicy,
-    HARD_READ_CEILING_BYTES, PROCESS_TIMEOUT_SECONDS,
+    self, ceiling_message, discard_note, shape_output, spill_note, spill_prefix,
+    start_failed_message, timeout_message, Approved, Denial, DenialReason, PathDenial, Shaped,
+    ShellError, ShellPolicy, HARD_READ_CEILING_BYTES, PROCESS_TIMEOUT_SECONDS,
 };
 use crate::core::value::{Array, Value};
 use crate::core::workdir;
@@ -204,6 +204,36 @@ fn deny<H: Host, T>(denial: Denial, host: &mut H) -> Result<T, ToolError<H::Erro
     Err(ToolError::ShellDenied(denial.message))
 }
 
+/// A policy refusal: "No command provided." (no event), or [`deny`].
+fn refused<H: Host, T>(e: ShellError, host: &mut H) -> Result<T, ToolError<H::Error>> {
+    match e {
+        ShellError::NoCommand => Err(ToolError::tool(ShellError::NoCommand.to_string())),
+        ShellError::Denied(denial) => deny(denial, host),
+    }
+}
+
+/// The refusals a command meets before the tool's configuration is needed, as `plan()` would
+/// make them (event, then failure): [`screen`](crate::core::security::shell_policy::screen)
+/// with the allowlist as a test, in no particular directory (as [`Shell::check`]'s first pass).
+/// `Ok` when the command must go on to the whole check; a binding calls this first so a
+/// refused command costs neither the configuration nor an allocation before its refusal.
+pub fn screen<H: Host>(
+    command: &[u8],
+    allows: impl Fn(&str) -> bool,
+    host: &mut H,
+) -> Result<(), ToolError<H::Error>> {
+    let text = String::from_utf8_lossy(command);
+    match shell_policy::screen(&text, Path::new(""), allows) {
+        Ok(_) => Ok(()),
+        Err(e) => refused(e, host),
+    }
+}
+
+/// `isMutating()` with the allowlist as a test, in no particular directory (see [`screen`]).
+pub fn is_mutating(command: &[u8], allows: impl Fn(&str) -> bool) -> bool {
+    shell_policy::is_mutating(&String::from_utf8_lossy(command), Path::new(""), allows)
+}
+
 /// The refusal of a script under confinement.
 pub fn script_message(program: &str) -> String {
     format!(
@@ -277,7 +307,7 @@ impl Shell {
         }
         self.policy.program_check(command)?;
         let cwd = self.here();
-        self.policy = self.policy.with_cwd(cwd);
+        self.policy.set_cwd(cwd);
         self.policy.check(command)
     }
 
@@ -463,8 +493,7 @@ impl NativeTool for Shell {
                     }),
                 }
             }
-            Err(ShellError::NoCommand) => Err(ToolError::tool(ShellError::NoCommand.to_string())),
-            Err(ShellError::Denied(denial)) => deny(denial, host),
+            Err(e) => refused(e, host),
         }
     }
 

@@ -53,6 +53,7 @@ fn config(this: &ZendObject) -> Result<FileEdit, Pending> {
         .unwrap_or(core::DEFAULT_MAX_BYTES);
     t.follow_symlinks = read_prop(scope(), this, P_FOLLOW)?.bool().unwrap_or(false);
     t.allow_hard_links = super::allow_hard_links_of(scope(), this)?;
+    t.durable_writes = crate::php::ini::durable_writes();
     let noise = read_prop(scope(), this, P_NOISE)?;
     t.noise_dirs = Vec::new();
     if let Some(ht) = noise.array() {

@@ -12,8 +12,6 @@
 //! same log, and nothing outlives the request. Without phpClaw's class no log is kept (there is
 //! no file_edit to consult it either).
 
-use std::sync::atomic::{AtomicU32, Ordering};
-
 use ext_php_rs::args::Arg;
 use ext_php_rs::builders::{ClassBuilder, FunctionBuilder};
 use ext_php_rs::flags::{ConstantFlags, DataType, MethodFlags};
@@ -22,7 +20,7 @@ use ext_php_rs::zend::{ClassEntry, ExecuteData};
 
 use super::super::values;
 use super::super::zend::{self, ClassSlot, Frame, Pending};
-use super::{call_read_log, tool_class, Extras, PhpHost};
+use super::{call_read_log, tool_class, Extras, PhpHost, Slots};
 use crate::core::security::blocked_paths::NOISE_DIRS;
 use crate::core::tools;
 use crate::core::tools::file_read::{self as core, FileRead};
@@ -45,8 +43,8 @@ fn scope() -> *mut ext_php_rs::ffi::zend_class_entry {
     FILE_READ.ptr()
 }
 
-/// The declared properties whose slots are read directly, and their offsets (set at startup).
-const SLOTS: [&str; 7] = [
+/// The declared properties whose slots are read directly (offsets recorded at startup).
+static SLOTS: Slots<7> = Slots::new([
     P_MAX,
     P_FOLLOW,
     P_NOISE,
@@ -54,24 +52,11 @@ const SLOTS: [&str; 7] = [
     P_RESOLVED,
     super::AUTHORIZER_PROP,
     super::ALLOW_HARD_LINKS_PROP,
-];
-static OFFSETS: [AtomicU32; 7] = [const { AtomicU32::new(0) }; 7];
+]);
 
-/// A property of the tool: straight from its slot when initialised, else through the engine
-/// (which raises PHP's Error for an uninitialised typed property).
+/// A property of the tool (see [`Slots::read`]).
 fn read(this: &ZendObject, name: &str) -> Result<Zval, Pending> {
-    if std::ptr::eq(this.ce, scope()) {
-        if let Some(i) = SLOTS.iter().position(|p| *p == name) {
-            if let Some(v) = zend::declared_slot(this, OFFSETS[i].load(Ordering::Relaxed)) {
-                return Ok(v.shallow_clone());
-            }
-        }
-    }
-    let v = zend::read_property(scope(), this, name);
-    if zend::pending() {
-        return Err(Pending);
-    }
-    Ok(v.unwrap_or_default())
+    SLOTS.read(scope(), this, name)
 }
 
 fn text(zv: &Zval) -> String {
@@ -192,28 +177,30 @@ extern "C" fn construct(ex: &mut ExecuteData, _rv: &mut Zval) {
     let Some(allow_hard_links) = super::file_write::bool_arg(&f, 4, false) else {
         return;
     };
-    super::write_allow_hard_links(scope(), this, allow_hard_links);
+    let mut hard_links = Zval::new();
+    hard_links.set_bool(allow_hard_links);
     let mut max_zv = Zval::new();
     max_zv.set_long(max);
     let mut follow_zv = Zval::new();
     follow_zv.set_bool(follow);
-    zend::write_property(scope(), this, P_MAX, &mut max_zv);
-    zend::write_property(scope(), this, P_FOLLOW, &mut follow_zv);
-    zend::write_property(scope(), this, P_NOISE, &mut { noise });
+    for (name, value) in [
+        (super::ALLOW_HARD_LINKS_PROP, hard_links),
+        (P_MAX, max_zv),
+        (P_FOLLOW, follow_zv),
+        (P_NOISE, noise),
+    ] {
+        if SLOTS.init(scope(), this, name, value).is_err() {
+            return;
+        }
+    }
     if max < 1 {
         if let Some(ce) = ClassEntry::try_find("InvalidArgumentException") {
             zend::throw_new(ce, core::MAX_BYTES_MESSAGE, 0, None);
         }
         return;
     }
-    let cwd = super::cwd();
-    let configured = core::configured_root(root.as_deref(), &cwd);
-    zend::write_property(
-        scope(),
-        this,
-        P_CONFIGURED,
-        &mut zend::str_zval(&configured),
-    );
+    let configured = core::configured_root(root.as_deref(), &super::cwd_unless(root.is_some()));
+    let _ = SLOTS.init(scope(), this, P_CONFIGURED, zend::str_zval(&configured));
 }
 
 extern "C" fn execute(ex: &mut ExecuteData, rv: &mut Zval) {
@@ -357,12 +344,7 @@ pub fn register() -> ext_php_rs::error::Result<()> {
         declare_resolved_root(ce);
         super::declare_authorizer(ce);
         super::declare_allow_hard_links(ce);
-        for (name, offset) in SLOTS.iter().zip(&OFFSETS) {
-            offset.store(
-                zend::property_offset(ce, name).unwrap_or(0),
-                Ordering::Relaxed,
-            );
-        }
+        SLOTS.record(ce);
         FILE_READ.set(ce);
     })
     .register()

@@ -122,6 +122,7 @@ fn config(this: &ZendObject) -> Result<FileWrite, Pending> {
         .long()
         .unwrap_or(core::DEFAULT_MAX_BYTES);
     t.follow_symlinks = read_prop(scope(), this, P_FOLLOW)?.bool().unwrap_or(false);
+    t.durable_writes = crate::php::ini::durable_writes();
     Ok(t)
 }
 

@@ -91,6 +91,8 @@ mod read_log;
 pub mod shell;
 pub mod zip_package;
 
+use std::sync::atomic::{AtomicU32, Ordering};
+
 use ext_php_rs::args::Arg;
 use ext_php_rs::builders::{ClassBuilder, FunctionBuilder};
 use ext_php_rs::flags::{ClassFlags, DataType, MethodFlags};
@@ -115,9 +117,20 @@ pub fn cwd() -> String {
         .unwrap_or_default()
 }
 
+/// [`cwd`] for a constructor whose root defaults to a folder of the working directory: empty
+/// when a root is given, since it is then not used (and asking is a system call).
+pub fn cwd_unless(root_given: bool) -> String {
+    if root_given {
+        String::new()
+    } else {
+        cwd()
+    }
+}
+
 /// `__construct(?string $root = null, bool $allowHardLinks = false)` of the tools configured by
 /// their root alone (phpClaw's constructor takes the root; `allowHardLinks` is ours, last): the
-/// root `resolve(given, cwd)` makes is kept in the private `prop`, the flag in
+/// root `resolve(given, cwd)` makes is kept in the private `prop` (`cwd` is empty when a root is
+/// given: `resolve` may use it only for a missing root), the flag in
 /// [`ALLOW_HARD_LINKS_PROP`].
 pub fn construct_root(
     ex: &mut ExecuteData,
@@ -136,7 +149,7 @@ pub fn construct_root(
     let Some(allow) = file_write::bool_arg(&f, 1, false) else {
         return;
     };
-    let root = resolve(given.as_deref(), &cwd());
+    let root = resolve(given.as_deref(), &cwd_unless(given.is_some()));
     zend::write_property(scope, this, prop, &mut zend::str_zval(&root));
     write_allow_hard_links(scope, this, allow);
 }
@@ -174,6 +187,83 @@ pub fn allow_hard_links_arg() -> Arg<'static> {
 /// Declare the `allowHardLinks` property (from a registration callback).
 pub fn declare_allow_hard_links(ce: &mut ClassEntry) {
     declare_private(ce, ALLOW_HARD_LINKS_PROP, zend::MAY_BE_BOOL);
+}
+
+/// The declared properties of a final native tool read straight from their slots: the names,
+/// and their offsets in the class's objects, recorded once the class is declared ([`Slots::record`]).
+pub struct Slots<const N: usize> {
+    names: [&'static str; N],
+    offsets: [AtomicU32; N],
+}
+
+impl<const N: usize> Slots<N> {
+    /// The slots of these properties (offsets unknown until recorded).
+    pub const fn new(names: [&'static str; N]) -> Self {
+        Slots {
+            names,
+            offsets: [const { AtomicU32::new(0) }; N],
+        }
+    }
+
+    /// Record the offsets (from the class's registration callback, after the declarations).
+    pub fn record(&self, ce: &ClassEntry) {
+        for (name, offset) in self.names.iter().zip(&self.offsets) {
+            offset.store(
+                zend::property_offset(ce, name).unwrap_or(0),
+                Ordering::Relaxed,
+            );
+        }
+    }
+
+    /// A property of `this` (a new reference): straight from its slot when `this` is of the
+    /// class `scope` and the slot is initialised, else through the engine (which raises PHP's
+    /// Error for an uninitialised typed property); Err when that threw.
+    pub fn read(
+        &self,
+        scope: *mut ext_php_rs::ffi::zend_class_entry,
+        this: &ZendObject,
+        name: &str,
+    ) -> Result<Zval, Pending> {
+        if std::ptr::eq(this.ce, scope) {
+            if let Some(i) = self.names.iter().position(|p| *p == name) {
+                if let Some(v) = zend::declared_slot(this, self.offsets[i].load(Ordering::Relaxed))
+                {
+                    return Ok(v.shallow_clone());
+                }
+            }
+        }
+        let v = zend::read_property(scope, this, name);
+        if zend::pending() {
+            return Err(Pending);
+        }
+        Ok(v.unwrap_or_default())
+    }
+
+    /// Initialise a property of `this` with a value of its declared type: straight into its
+    /// slot while uninitialised (a constructor's first write), else through the engine (which
+    /// raises PHP's Error, e.g. for a readonly property written twice); Err when that threw.
+    pub fn init(
+        &self,
+        scope: *mut ext_php_rs::ffi::zend_class_entry,
+        this: &ZendObject,
+        name: &str,
+        value: Zval,
+    ) -> Result<(), Pending> {
+        let mut value = match self.names.iter().position(|p| *p == name) {
+            Some(i) if std::ptr::eq(this.ce, scope) => {
+                match zend::init_slot(this, self.offsets[i].load(Ordering::Relaxed), value) {
+                    Ok(()) => return Ok(()),
+                    Err(v) => v,
+                }
+            }
+            _ => value,
+        };
+        zend::write_property(scope, this, name, &mut value);
+        if zend::pending() {
+            return Err(Pending);
+        }
+        Ok(())
+    }
 }
 
 /// PHP's `(string)` of an array or object (warning, __toString or Error exactly as PHP).

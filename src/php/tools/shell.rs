@@ -13,12 +13,13 @@
 //! Module layout: declared from `src/php/mod.rs` (this file sits with the other tools); the
 //! persistent array constants reuse `tools/ffi.rs` by path for that reason.
 
+use std::borrow::Cow;
 use std::path::PathBuf;
 
 use ext_php_rs::args::Arg;
 use ext_php_rs::builders::FunctionBuilder;
 use ext_php_rs::flags::{ConstantFlags, DataType, MethodFlags};
-use ext_php_rs::types::{ZendObject, Zval};
+use ext_php_rs::types::{ZendHashTable, ZendObject, Zval};
 use ext_php_rs::zend::{ClassEntry, ExecuteData};
 
 use crate::php::ini;
@@ -37,9 +38,9 @@ use crate::core::tools::shell::{self as core, hook_context, Shell, TempDir};
 use crate::core::tools::{self as tools, Host, ToolError};
 use crate::core::value::{Array, Value};
 use crate::php::contracts::{MUTATING, PER_INVOCATION};
-use crate::php::tools::{authorizer_of, raise, string_list, tool_class, Extras, PhpHost};
+use crate::php::tools::{raise, string_list, tool_class, Extras, PhpHost, Slots, AUTHORIZER_PROP};
 use crate::php::values;
-use crate::php::zend::{self, ClassSlot, Frame, Pending};
+use crate::php::zend::{self, ClassName, ClassSlot, Frame, Pending};
 
 /// The class name.
 pub const NAME: &str = "PhpClaw\\Tools\\ShellTool";
@@ -61,28 +62,33 @@ fn scope() -> *mut ext_php_rs::ffi::zend_class_entry {
     SHELL_TOOL.ptr()
 }
 
-/// Whether an exception is pending: `EG(exception)` read directly (no globals lock; this runs
-/// on the request's own thread).
-fn pending() -> bool {
-    // SAFETY: the executor globals are static for the process (NTS) or the thread (ZTS) and
-    // live while a request runs; only the pointer is read.
-    unsafe {
-        ext_php_rs::ffi::ext_php_rs_executor_globals()
-            .as_ref()
-            .is_some_and(|eg| !eg.exception.is_null())
-    }
-}
+/// The declared properties read straight from their slots (offsets recorded at startup).
+static SLOTS: Slots<4> = Slots::new([P_ALLOWLIST, P_STDOUT, P_STDERR, AUTHORIZER_PROP]);
 
 fn read(this: &ZendObject, name: &str) -> Result<Zval, Pending> {
-    match zend::read_property(scope(), this, name) {
-        Some(v) => Ok(v),
-        None if pending() => Err(Pending),
-        None => Ok(Zval::new()),
-    }
+    SLOTS.read(scope(), this, name)
 }
 
-/// The allowlist entries that can match a program token: strings only (the reference compares
-/// strictly), as text.
+/// Whether `program` matches an allowlist entry: strings only (the reference compares
+/// strictly), as text (an entry that is not UTF-8 compares with its replacement characters, as
+/// the command does). Read in place: nothing is copied.
+fn allowlisted(allowlist: &Zval, program: &str) -> bool {
+    let Some(ht) = allowlist.array() else {
+        return false;
+    };
+    let mut found = false;
+    zend::for_each_entry(ht, |_, v| {
+        if let Some(s) = v.zend_str() {
+            let b = s.as_bytes();
+            found = b == program.as_bytes()
+                || (std::str::from_utf8(b).is_err() && String::from_utf8_lossy(b) == program);
+        }
+        !found
+    });
+    found
+}
+
+/// The allowlist entries that can match a program token (see [`allowlisted`]), as text.
 fn allowlist_of(zv: &Zval) -> Vec<String> {
     let mut out = Vec::new();
     if let Some(ht) = zv.array() {
@@ -96,6 +102,38 @@ fn allowlist_of(zv: &Zval) -> Vec<String> {
     out
 }
 
+/// The `command` input as PHP's `(string)` gives it: a string in place (a new reference to it),
+/// anything else converted once (`string_inputs`, which may call `__toString`). The converted
+/// input is kept for the run, so the cast never happens twice.
+enum Command {
+    Given(Zval),
+    Converted(Value),
+}
+
+impl Command {
+    fn of(ht: &ZendHashTable) -> Result<Command, Pending> {
+        match zend::get(ht, "command") {
+            Some(v) if v.zend_str().is_some() => Ok(Command::Given(v.shallow_clone())),
+            _ => super::string_inputs(ht, &["command"]).map(Command::Converted),
+        }
+    }
+
+    fn bytes(&self) -> Cow<'_, [u8]> {
+        match self {
+            Command::Given(zv) => Cow::Borrowed(zv.zend_str().map_or(&[][..], |s| s.as_bytes())),
+            Command::Converted(v) => Cow::Owned(core::command_bytes(v)),
+        }
+    }
+
+    /// The converted input of the run.
+    fn into_input(self, ht: &ZendHashTable) -> Result<Value, Pending> {
+        match self {
+            Command::Given(_) => super::string_inputs(ht, &["command"]),
+            Command::Converted(v) => Ok(v),
+        }
+    }
+}
+
 /// PHP's `sys_get_temp_dir()` (sys_temp_dir, TMPDIR or /tmp), where tempnam() puts files;
 /// asked only when output is spilled.
 fn php_temp_dir() -> Option<PathBuf> {
@@ -107,8 +145,8 @@ fn php_temp_dir() -> Option<PathBuf> {
 
 /// The tool's configuration, from its properties; the working directory is looked up only
 /// when a command gets past the program checks (see `Shell::check`).
-fn config(this: &ZendObject, caps: bool) -> Result<Shell, Pending> {
-    let policy = ShellPolicy::new(allowlist_of(&read(this, P_ALLOWLIST)?), PathBuf::new())
+fn config(this: &ZendObject, allowlist: &Zval, caps: bool) -> Result<Shell, Pending> {
+    let policy = ShellPolicy::new(allowlist_of(allowlist), PathBuf::new())
         .trusting_arguments(ini::trust_arguments());
     let (mut max_stdout, mut max_stderr) = (
         DEFAULT_MAX_STDOUT_BYTES as i64,
@@ -173,21 +211,16 @@ struct Registry {
     fire: *mut ext_php_rs::ffi::zend_function,
 }
 
+/// The two optional userland classes, looked up on every event (see [`ClassName`]).
+static REGISTRY_CLASS: ClassName = ClassName::new(HOOK_REGISTRY);
+static RUN_CONTEXT_CLASS: ClassName = ClassName::new(HOOK_RUN_CONTEXT);
+
 /// The HookRegistry (autoloaded), if it exists with a `fire` method; Err when autoloading threw.
 fn registry() -> Result<Option<Registry>, Pending> {
-    let Some(class) = find_class(HOOK_REGISTRY)? else {
+    let Some(class) = REGISTRY_CLASS.find()? else {
         return Ok(None);
     };
     Ok(zend::find_method(class, "fire").map(|fire| Registry { class, fire }))
-}
-
-/// A userland class by name (autoloaded), or None; Err when autoloading threw.
-fn find_class(name: &str) -> Result<Option<*mut ext_php_rs::ffi::zend_class_entry>, Pending> {
-    match ClassEntry::try_find(name) {
-        Some(ce) => Ok(Some(std::ptr::from_ref(ce).cast_mut().cast())),
-        None if pending() => Err(Pending),
-        None => Ok(None),
-    }
 }
 
 /// `HookRunContext::$method()` as a non-empty string, if that class and method exist.
@@ -219,7 +252,7 @@ fn fire_with(registry: Registry, event: &str, context: &Array) -> Result<(), Pen
         fire,
     } = registry;
     let mut context = context.clone();
-    if let Some(run) = find_class(HOOK_RUN_CONTEXT)? {
+    if let Some(run) = RUN_CONTEXT_CLASS.find()? {
         for (method, key) in [
             ("currentRunId", "run_id"),
             ("currentParentRunId", "parent_run_id"),
@@ -284,22 +317,30 @@ extern "C" fn execute(ex: &mut ExecuteData, rv: &mut Zval) {
         return;
     };
     let Some(ht) = input.array() else { return };
-    let Ok(auth) = authorizer_of(scope(), this) else {
+    let Ok(auth) = read(this, AUTHORIZER_PROP) else {
         return;
     };
     let mut host = ShellHost {
         inner: PhpHost {
-            authorizer: auth.as_ref().and_then(Zval::object),
+            authorizer: auth.object(),
         },
         registry: None,
     };
     if !super::passes_guard(&mut host, core::FORBIDDEN_SUBJECT, rv) {
         return;
     }
-    let Ok(value) = super::string_inputs(ht, &["command"]) else {
+    let Ok(command) = Command::of(ht) else {
         return;
     };
-    let Ok(mut tool) = config(this, true) else {
+    // The refusals the allowlist alone decides come before the configuration is built.
+    let Ok(allowlist) = read(this, P_ALLOWLIST) else {
+        return;
+    };
+    let screened = core::screen(&command.bytes(), |p| allowlisted(&allowlist, p), &mut host);
+    if let Err(e) = screened {
+        return super::respond(Err(e), rv);
+    }
+    let (Ok(value), Ok(mut tool)) = (command.into_input(ht), config(this, &allowlist, true)) else {
         return;
     };
     super::respond(tools::run_steps(&mut tool, &mut host, &value), rv);
@@ -314,13 +355,15 @@ extern "C" fn is_mutating(ex: &mut ExecuteData, rv: &mut Zval) {
         return;
     };
     let Some(ht) = input.array() else { return };
-    let Ok(value) = super::string_inputs(ht, &["command"]) else {
+    let Ok(command) = Command::of(ht) else {
         return;
     };
-    let Ok(tool) = config(this, false) else {
+    let Ok(allowlist) = read(this, P_ALLOWLIST) else {
         return;
     };
-    rv.set_bool(tool.is_mutating(&value));
+    rv.set_bool(core::is_mutating(&command.bytes(), |p| {
+        allowlisted(&allowlist, p)
+    }));
 }
 
 /// The reference's private `assertPathNotSensitive($command, $cmdName, $token)`: the
@@ -339,7 +382,7 @@ extern "C" fn assert_path_not_sensitive(ex: &mut ExecuteData, _rv: &mut Zval) {
             None => return,
         }
     }
-    let Ok(tool) = config(this, false) else {
+    let Ok(tool) = read(this, P_ALLOWLIST).and_then(|a| config(this, &a, false)) else {
         return;
     };
     let Some(denial) = tool.judge_path(&args[2]) else {
@@ -496,6 +539,9 @@ pub fn register() -> ext_php_rs::error::Result<()> {
             zend::declare_typed_property(ce, prop, readonly, zend::mask_type(MAY_BE_LONG), None);
         }
         crate::php::tools::declare_authorizer(ce);
+        SLOTS.record(ce);
+        REGISTRY_CLASS.intern();
+        RUN_CONTEXT_CLASS.intern();
         SHELL_TOOL.set(ce);
     })
     .register()

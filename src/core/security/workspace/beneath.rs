@@ -111,7 +111,8 @@ impl Refused {
         }
     }
 
-    fn from_io(e: &io::Error) -> Refused {
+    /// What an open's error means.
+    pub fn from_io(e: &io::Error) -> Refused {
         match e.raw_os_error() {
             Some(libc::ENOENT | libc::ENOTDIR) => Refused::Missing,
             Some(libc::ELOOP | libc::EXDEV) => Refused::Symlink,
@@ -148,7 +149,8 @@ fn is_plain_relative(relative: &[u8]) -> bool {
                 .all(|s| !s.is_empty() && s != b"." && s != b".."))
 }
 
-fn c_name(bytes: &[u8]) -> io::Result<CString> {
+/// `bytes` as a C string (a NUL byte inside is `EINVAL`).
+pub fn c_name(bytes: &[u8]) -> io::Result<CString> {
     CString::new(bytes).map_err(|_| io::Error::from_raw_os_error(libc::EINVAL))
 }
 
@@ -167,10 +169,21 @@ fn with_c_name<T>(bytes: &[u8], f: impl FnOnce(&CStr) -> io::Result<T>) -> io::R
 
 /// `openat(dir, name, flags)`.
 fn openat(dir: BorrowedFd<'_>, name: &CStr, flags: libc::c_int) -> io::Result<OwnedFd> {
+    create_at(dir, name, flags, 0)
+}
+
+/// `openat(dir, name, flags, mode)`, retried when a signal interrupts it (`mode` counts only
+/// with `O_CREAT`). No flag is added: the caller says which.
+pub fn create_at(
+    dir: BorrowedFd<'_>,
+    name: &CStr,
+    flags: libc::c_int,
+    mode: libc::mode_t,
+) -> io::Result<OwnedFd> {
     loop {
-        // SAFETY: a live descriptor and a NUL-terminated name; the mode is ignored without
+        // SAFETY: a live descriptor and a NUL-terminated name; the mode is read only with
         // O_CREAT.
-        let fd = unsafe { libc::openat(dir.as_raw_fd(), name.as_ptr(), flags, 0) };
+        let fd = unsafe { libc::openat(dir.as_raw_fd(), name.as_ptr(), flags, mode) };
         if fd >= 0 {
             // SAFETY: a fresh descriptor nobody else owns.
             return Ok(unsafe { OwnedFd::from_raw_fd(fd) });
@@ -275,22 +288,8 @@ fn openat_no_link(dir: BorrowedFd<'_>, name: &CStr, flags: libc::c_int) -> io::R
     })
 }
 
-/// Whether `name` in the open folder `dir` is a symbolic link (not followed).
-fn is_link_at(dir: BorrowedFd<'_>, name: &CStr) -> bool {
-    lstat_at(dir, name).is_some_and(|st| st.st_mode & libc::S_IFMT == libc::S_IFLNK)
-}
-
-/// Whether `name` in the open folder `dir` is a regular file with more than one hard link (not
-/// following a link): for walks that list names without opening them.
-pub fn hard_linked_at(dir: BorrowedFd<'_>, name: &[u8]) -> bool {
-    with_c_name(name, |name| Ok(lstat_at(dir, name)))
-        .ok()
-        .flatten()
-        .is_some_and(|st| st.st_mode & libc::S_IFMT == libc::S_IFREG && st.st_nlink > 1)
-}
-
-/// `fstatat(dir, name, AT_SYMLINK_NOFOLLOW)`; `None` when it fails.
-fn lstat_at(dir: BorrowedFd<'_>, name: &CStr) -> Option<libc::stat> {
+/// `fstatat(dir, name)` of the entry itself (a link is not followed).
+pub fn stat_at(dir: BorrowedFd<'_>, name: &CStr) -> io::Result<libc::stat> {
     // SAFETY: an all-zero `stat` is a valid value for the kernel to overwrite.
     let mut st: libc::stat = unsafe { std::mem::zeroed() };
     // SAFETY: a live descriptor, a NUL-terminated name, a writable struct.
@@ -302,7 +301,23 @@ fn lstat_at(dir: BorrowedFd<'_>, name: &CStr) -> Option<libc::stat> {
             libc::AT_SYMLINK_NOFOLLOW,
         )
     };
-    (r == 0).then_some(st)
+    if r == 0 {
+        Ok(st)
+    } else {
+        Err(io::Error::last_os_error())
+    }
+}
+
+/// Whether `name` in the open folder `dir` is a symbolic link (not followed).
+fn is_link_at(dir: BorrowedFd<'_>, name: &CStr) -> bool {
+    stat_at(dir, name).is_ok_and(|st| st.st_mode & libc::S_IFMT == libc::S_IFLNK)
+}
+
+/// Whether `name` in the open folder `dir` is a regular file with more than one hard link (not
+/// following a link): for walks that list names without opening them.
+pub fn hard_linked_at(dir: BorrowedFd<'_>, name: &[u8]) -> bool {
+    with_c_name(name, |name| stat_at(dir, name))
+        .is_ok_and(|st| st.st_mode & libc::S_IFMT == libc::S_IFREG && st.st_nlink > 1)
 }
 
 /// Open `relative` beneath `dir` with `flags`, crossing no symbolic link (the last component

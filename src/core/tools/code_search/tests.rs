@@ -307,7 +307,7 @@ fn project_tree_as_the_straightforward_tree() {
         for depth in 0..6 {
             for level in 0..2 {
                 assert_eq!(
-                    super::super::project::tree(dir.path(), depth, level, HardLinks::Refuse),
+                    super::super::project::tree(dir.path(), depth, level),
                     naive_tree(dir.path(), depth, level),
                     "seed {seed} depth {depth} level {level}"
                 );
@@ -507,9 +507,11 @@ fn a_root_at_the_filesystem_root_is_refused() {
     );
 }
 
-/// project_info on a project with links of every shape and hard links.
+/// project_info on a project with links of every shape and hard links: the tree names
+/// hard-linked files (names only), a `composer.lock` with a second name is read only once
+/// allowed.
 #[test]
-fn project_info_lists_and_reads_no_link_out_or_to_secrets_and_no_hard_link() {
+fn project_info_lists_and_reads_no_link_out_or_to_secrets_and_names_hard_links() {
     let dir = tempfile::tempdir().unwrap();
     let base = fs::canonicalize(dir.path()).unwrap();
     let root = base.join("proj");
@@ -535,6 +537,12 @@ fn project_info_lists_and_reads_no_link_out_or_to_secrets_and_no_hard_link() {
     link(Path::new("missing"), "dangling");
     link(&base.join("outside/composer.lock"), "composer.lock");
     fs::hard_link(root.join(".env"), root.join("innocent.txt")).unwrap();
+    link(Path::new("innocent.txt"), "innocent-link.txt");
+    fs::hard_link(
+        base.join("outside/composer.lock"),
+        root.join("src/out.lock"),
+    )
+    .unwrap();
     let run_json = |tool: &mut Project| {
         let out =
             crate::core::tools::run(tool, &mut Open, &Value::from_pairs([("depth", 3)])).unwrap();
@@ -543,49 +551,58 @@ fn project_info_lists_and_reads_no_link_out_or_to_secrets_and_no_hard_link() {
     let mut tool = Project::new(root.to_string_lossy().into_owned());
     let v = run_json(&mut tool);
     let tree = &v["data"]["file_tree"];
-    // `.env` and `innocent.txt` are one file with two names: both left out. A real `.ssh`
-    // folder is named, as the reference names it (a link to it is not followed).
+    // `.env` and `innocent.txt` are one file with two names, `src/out.lock` has a name outside:
+    // each is named (the reference names `.env` too), as is a link to one inside. A real
+    // `.ssh` folder is named, as the reference names it (a link to it is not followed).
+    let src = serde_json::json!({"0": "a.php", "inner/": ["deep.txt"], "1": "out.lock"});
     let want = serde_json::json!({
+        "0": ".env",
         ".ssh/": [],
-        "0": "chain.php",
-        "1": "good-link.php",
-        "link-in/": {"0": "a.php", "inner/": ["deep.txt"]},
-        "src/": {"0": "a.php", "inner/": ["deep.txt"]},
+        "1": "chain.php",
+        "2": "good-link.php",
+        "3": "innocent-link.txt",
+        "4": "innocent.txt",
+        "link-in/": src,
+        "src/": src,
     });
     assert_eq!(tree, &want, "{tree}");
     assert_eq!(v["data"]["packages"], serde_json::json!([]));
-    // The hard link is listed once allowed; a composer.lock inside is read, a hard-linked one
-    // only once allowed.
+    // The same tree with `allowHardLinks`: the option is about content only.
+    tool.allow_hard_links = true;
+    assert_eq!(&run_json(&mut tool)["data"]["file_tree"], tree);
+    // A composer.lock inside with a second name outside is named in the tree but read only
+    // once allowed.
     fs::remove_file(root.join("composer.lock")).unwrap();
     fs::hard_link(
         base.join("outside/composer.lock"),
         root.join("composer.lock"),
     )
     .unwrap();
-    assert_eq!(
-        run_json(&mut tool)["data"]["packages"],
-        serde_json::json!([])
-    );
+    let top = |v: &serde_json::Value| -> Vec<String> {
+        v["data"]["file_tree"]
+            .as_object()
+            .unwrap()
+            .values()
+            .filter_map(|x| x.as_str().map(str::to_string))
+            .collect()
+    };
+    let named = [
+        ".env",
+        "chain.php",
+        "composer.lock",
+        "good-link.php",
+        "innocent-link.txt",
+        "innocent.txt",
+    ];
+    tool.allow_hard_links = false;
+    let v = run_json(&mut tool);
+    assert_eq!(v["data"]["packages"], serde_json::json!([]));
+    assert_eq!(top(&v), named);
     tool.allow_hard_links = true;
     let v = run_json(&mut tool);
     assert_eq!(
         v["data"]["packages"],
         serde_json::json!([{"name": "acme/secret", "version": "6.6.6"}])
     );
-    let top: Vec<String> = v["data"]["file_tree"]
-        .as_object()
-        .unwrap()
-        .values()
-        .filter_map(|x| x.as_str().map(str::to_string))
-        .collect();
-    assert_eq!(
-        top,
-        [
-            ".env",
-            "chain.php",
-            "composer.lock",
-            "good-link.php",
-            "innocent.txt"
-        ]
-    );
+    assert_eq!(top(&v), named);
 }
