@@ -5,6 +5,7 @@ declare(strict_types=1);
 namespace PhpClawTests;
 
 use PhpClaw\Tools\CodeSearchTool;
+use PhpClaw\Tools\FileEditTool;
 use PhpClaw\Tools\FileReadTool;
 use PhpClaw\Tools\FileWriteTool;
 use PhpClaw\Tools\ProjectTool;
@@ -64,6 +65,11 @@ final class ToolRootTest extends TestCase
         self::assertSame($root, self::root(new ProjectTool($root), 'projectRoot'));
         self::assertSame($root, self::root(new ZipPackagerTool($root), 'workspaceRoot'));
         self::assertSame('', self::root(new ProjectTool(''), 'projectRoot'));
+        self::assertSame($root, self::root(new FileWriteTool($root), 'workspaceRoot'));
+        self::assertSame($root, self::root(new FileEditTool($root), 'workspaceRootConfigured'));
+        chdir($this->dir);
+        $relative = new FileEditTool('elsewhere');
+        self::assertSame('elsewhere', self::root($relative, 'workspaceRootConfigured'), 'a given root is kept as given');
     }
 
     /** Roots are resolved as PHP's realpath() resolves them: links followed, `..` gone, relative ones against PHP's working directory; a missing root is kept as given. */
@@ -75,9 +81,11 @@ final class ToolRootTest extends TestCase
         foreach ([$this->dir . '/link', $this->dir . '/elsewhere/../storage/phpclaw/', '../link', '../storage//phpclaw'] as $given) {
             self::assertSame($real, self::root(new FileWriteTool($given), 'workspaceRoot'), $given);
             self::assertSame($real, self::root(new ZipPackagerTool($given), 'workspaceRoot'), $given);
+            self::assertSame($real, self::root(new CodeSearchTool($given), 'workspaceRoot'), $given);
         }
         $missing = $this->dir . '/missing/root';
         self::assertSame($missing, self::root(new FileWriteTool($missing), 'workspaceRoot'));
         self::assertSame($missing, self::root(new ZipPackagerTool($missing . '/'), 'workspaceRoot'));
+        self::assertSame($missing, self::root(new CodeSearchTool($missing . '/'), 'workspaceRoot'));
     }
 }

@@ -2,7 +2,7 @@
 //! calls back into PHP objects, exceptions, typed properties, class lookup at startup.
 //! Every `unsafe` block in the bindings lives here.
 
-use std::ffi::{c_char, c_int, CString};
+use std::ffi::{c_char, c_int, CStr, CString};
 use std::os::unix::ffi::OsStringExt;
 use std::ptr;
 use std::sync::atomic::{AtomicPtr, Ordering};
@@ -64,16 +64,22 @@ pub fn php_realpath(path: &std::path::Path) -> Option<std::path::PathBuf> {
     if c.as_bytes().len() >= MAXPATHLEN {
         return None;
     }
-    let mut buf = vec![0u8; MAXPATHLEN];
+    // Not zeroed: the function writes a NUL-terminated path on success, and only then is the
+    // buffer read (zeroing 4 KiB was a tenth of a tool's construction).
+    let mut buf = std::mem::MaybeUninit::<[u8; MAXPATHLEN]>::uninit();
     // SAFETY: a NUL-terminated path shorter than MAXPATHLEN and a writable MAXPATHLEN buffer,
     // which the function fills with a NUL-terminated path on success (NULL on failure).
     let got = unsafe { tsrm_realpath(c.as_ptr(), buf.as_mut_ptr().cast()) };
     if got.is_null() {
         return None;
     }
-    let len = buf.iter().position(|&b| b == 0)?;
-    buf.truncate(len);
-    Some(std::ffi::OsString::from_vec(buf).into())
+    // SAFETY: on success `got` is the buffer, holding a NUL-terminated string.
+    let real = unsafe { CStr::from_ptr(got) };
+    Some(
+        std::ffi::OsStr::from_bytes(real.to_bytes())
+            .to_owned()
+            .into(),
+    )
 }
 
 /// PHP's working directory, as `getcwd()` in PHP answers. A thread-safe PHP keeps one per

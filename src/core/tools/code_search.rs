@@ -117,7 +117,8 @@ pub fn input_schema(root: &str) -> Value {
     ])
 }
 
-/// The workspace root as the constructor fixes it: trailing `/` trimmed, resolved when it exists.
+/// The workspace root as the constructor fixes it: trailing `/` trimmed, resolved when it exists
+/// (by the host's realpath, PHP's own and its cache under the module, as phpClaw's `realpath()`).
 pub fn workspace_root(root: Option<&str>, cwd: &str) -> String {
     let raw = match root {
         Some(r) => r.to_string(),
@@ -125,8 +126,8 @@ pub fn workspace_root(root: Option<&str>, cwd: &str) -> String {
     };
     let raw = raw.trim_end_matches('/').to_string();
     let path = Path::new(if raw.is_empty() { "/" } else { &raw });
-    match fs::canonicalize(crate::core::workdir::absolute(path)) {
-        Ok(p) if !raw.is_empty() => p.to_string_lossy().into_owned(),
+    match crate::core::workdir::realpath(&crate::core::workdir::absolute(path)) {
+        Some(p) if !raw.is_empty() => p.to_string_lossy().into_owned(),
         _ => raw,
     }
 }

@@ -110,7 +110,7 @@ extern "C" fn construct(ex: &mut ExecuteData, _rv: &mut Zval) {
         }
         return;
     }
-    let cwd = super::cwd();
+    let cwd = super::cwd_unless(root.is_some());
     let configured = crate::core::tools::file_read::configured_root(root.as_deref(), &cwd);
     zend::write_property(
         scope(),

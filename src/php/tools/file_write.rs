@@ -144,7 +144,7 @@ extern "C" fn construct(ex: &mut ExecuteData, _rv: &mut Zval) {
     let Some(follow) = bool_arg(&f, 3, false) else {
         return;
     };
-    let cwd = super::cwd();
+    let cwd = super::cwd_unless(root.is_some());
     let root = core::constructed_root(root.as_deref(), &cwd);
     let mut allow_zv = Zval::new();
     allow_zv.set_bool(allow);
