@@ -1192,12 +1192,7 @@ pub(super) fn parse(args: &[String]) -> Result<Parsed, GrammarError> {
                 } else {
                     // `[rev] file` or the old `file rev`: either may be the file
                     match object_path(text) {
-                        Some(p) => {
-                            out.role(o, Role::Path);
-                            if !p.is_empty() {
-                                out.path(p, base.as_deref(), Use::Read);
-                            }
-                        }
+                        Some(p) => object_operand(&mut out, o, p, base.as_deref()),
                         None => out.operand_path(o, text, base.as_deref(), Use::Read),
                     }
                 }
@@ -1263,11 +1258,7 @@ fn revision(
         ));
     }
     if let Some(path) = object_path(text) {
-        // rev:path, :path, :N:path name a file's contents: judge the path
-        out.role(token, Role::Path);
-        if !path.is_empty() {
-            out.path(path, base, Use::Read);
-        }
+        object_operand(out, token, path, base);
         return Ok(None);
     }
     let peeled = peel_hex(text);
@@ -1278,6 +1269,18 @@ fn revision(
     // a branch, tag, HEAD~2, A..B — or a path, when no revision has that name
     out.operand_path(token, text, base, Use::ReadTree);
     Ok(None)
+}
+
+/// An object name with a path part (`rev:path`, `:path`, `:N:path`): a file's contents, so the
+/// path is judged; an empty path (`HEAD:`, `:`) names the top tree, a list of names with no
+/// file's content, so the word is text and judges nothing (every path role has its path).
+fn object_operand(out: &mut Out, token: usize, path: &str, base: Option<&str>) {
+    if path.is_empty() {
+        out.role(token, Role::Text);
+    } else {
+        out.role(token, Role::Path);
+        out.path(path, base, Use::Read);
+    }
 }
 
 /// The path part of an object name that has one.

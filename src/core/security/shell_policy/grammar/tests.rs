@@ -231,6 +231,13 @@ fn red_team_git_content_is_excluded_or_judged() {
     }
     // no content printed: no exclusion (history stays whole)
     assert!(!ok("git log --oneline").argv.ends_with(&excl));
+    // the top tree (an empty path part) is names only: text, no path (the fuzz run's
+    // `git log :` once had a path role with nothing to judge)
+    for cmd in ["git log :", "git show HEAD:", "git blame HEAD: x"] {
+        let parsed = ok(cmd);
+        assert_eq!(parsed.roles[1], Role::Text, "{cmd}");
+        assert!(parsed.paths.iter().all(|p| !p.text.is_empty()), "{cmd}");
+    }
     // object names with a path: the path is reported for judging
     for (cmd, path) in [
         ("git show HEAD:wp-config.php", "wp-config.php"),
