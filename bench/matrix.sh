@@ -87,6 +87,22 @@ done
 
 # The tables: cases in the order of the first leg, one column pair per leg.
 awk -F'|' -v legs="${LEGS[*]}" -v dir="$OUT" '
+# One table: a row per case, a column per leg holding a / b in format fmt ("-" where the leg
+# has no such case).
+function table(title, a, b, fmt,    i, l, k) {
+    printf "%s", title
+    printf "%-52s", "case"
+    for (l = 1; l <= n; l++) printf " %25s", head[l]
+    printf "\n"
+    for (i = 1; i <= cases; i++) {
+        printf "%-52s", order[i]
+        for (l = 1; l <= n; l++) {
+            k = l SUBSEP order[i]
+            printf " %25s", (k in a) ? sprintf(fmt, a[k], b[k]) : "-"
+        }
+        printf "\n"
+    }
+}
 BEGIN {
     n = split(legs, leg, " ")
     for (l = 1; l <= n; l++) {
@@ -101,32 +117,7 @@ BEGIN {
         }
         close(f)
     }
-    printf "\nPHP time over native time, per call (wall x / CPU x; above 1: native is faster)\n"
-    printf "%-52s", "case"
-    for (l = 1; l <= n; l++) printf " %25s", head[l]
-    printf "\n"
-    for (i = 1; i <= cases; i++) {
-        printf "%-52s", order[i]
-        for (l = 1; l <= n; l++) {
-            k = l SUBSEP order[i]
-            printf " %25s", (k in rw) ? sprintf("%8s / %-8s", rw[k], rc[k]) : "-"
-        }
-        printf "\n"
-    }
-    split("wall cpu", metric, " ")
-    for (m = 1; m <= 2; m++) {
-        printf "\n%s µs per call, native / plain PHP\n", (m == 1) ? "Wall" : "CPU"
-        printf "%-52s", "case"
-        for (l = 1; l <= n; l++) printf " %25s", head[l]
-        printf "\n"
-        for (i = 1; i <= cases; i++) {
-            printf "%-52s", order[i]
-            for (l = 1; l <= n; l++) {
-                k = l SUBSEP order[i]
-                if (!(k in nw)) { printf " %25s", "-"; continue }
-                printf " %25s", (m == 1) ? sprintf("%9s / %-9s", nw[k], pw[k]) : sprintf("%9s / %-9s", nc[k], pc[k])
-            }
-            printf "\n"
-        }
-    }
+    table("\nPHP time over native time, per call (wall x / CPU x; above 1: native is faster)\n", rw, rc, "%8s / %-8s")
+    table("\nWall µs per call, native / plain PHP\n", nw, pw, "%9s / %-9s")
+    table("\nCPU µs per call, native / plain PHP\n", nc, pc, "%9s / %-9s")
 }'
