@@ -313,13 +313,6 @@ fn is_link_at(dir: BorrowedFd<'_>, name: &CStr) -> bool {
     stat_at(dir, name).is_ok_and(|st| st.st_mode & libc::S_IFMT == libc::S_IFLNK)
 }
 
-/// Whether `name` in the open folder `dir` is a regular file with more than one hard link (not
-/// following a link): for walks that list names without opening them.
-pub fn hard_linked_at(dir: BorrowedFd<'_>, name: &[u8]) -> bool {
-    with_c_name(name, |name| stat_at(dir, name))
-        .is_ok_and(|st| st.st_mode & libc::S_IFMT == libc::S_IFREG && st.st_nlink > 1)
-}
-
 /// Open `relative` beneath `dir` with `flags`, crossing no symbolic link (the last component
 /// included), no `..`, never leaving `dir`. An empty `relative` opens `dir` itself.
 pub fn open_beneath(
