@@ -239,17 +239,17 @@ impl Iterator for Walker {
                     if code_search_skips_entry(&String::from_utf8_lossy(&name), false) {
                         continue;
                     }
-                    let folder = folder.clone();
+                    let rel = folder.join(&name);
                     let flags = libc::O_RDONLY | libc::O_DIRECTORY;
                     // Through the parent's descriptor when it is held, else from the root.
                     let dir = match folder.fd.get() {
                         Some(Some(parent)) => beneath::open_beneath(parent.as_fd(), &name, flags),
                         _ => match self.open.dir_fd() {
-                            Some(root) => beneath::open_beneath(root, &folder.join(&name), flags),
+                            Some(root) => beneath::open_beneath(root, &rel, flags),
                             None => continue,
                         },
                     };
-                    self.enter(dir.ok(), folder.join(&name));
+                    self.enter(dir.ok(), rel);
                 }
                 Kind::File | Kind::FileLink => {
                     if extension_matches(&name, &self.extension)
