@@ -7,6 +7,9 @@
 //!   the new file and its folder before answering. Settable anywhere, `ini_set()` included:
 //!   it trades speed for surviving a power loss and weakens nothing (every write is atomic
 //!   either way), so a script that saves something precious may turn it on for itself.
+//! - `phpclaw.search_cache_size` (bytes, `K`/`M`/`G` suffixes as `memory_limit`; default
+//!   `16M`): code_search's tree cache per process (`code_search::tree_cache`); `0` turns it
+//!   off. Set at module startup.
 //!
 //! The others are TEST-ONLY:
 //! - `phpclaw.test_allow_loopback` (bool, default 0): SSRF validation of remote tool profiles
@@ -42,7 +45,10 @@ pub const DB_TIME_BUDGET_MS: &CStr = c"phpclaw.test_db_time_budget_ms";
 /// Name of the durable-writes switch.
 pub const DURABLE_WRITES: &CStr = c"phpclaw.durable_writes";
 
-static ENTRIES: IniEntryDefs<8> = IniEntryDefs::new([
+/// Name of code_search's tree cache budget.
+pub const SEARCH_CACHE_SIZE: &CStr = c"phpclaw.search_cache_size";
+
+static ENTRIES: IniEntryDefs<9> = IniEntryDefs::new([
     IniEntryDef::new(ALLOW_LOOPBACK, c"0", IniEntryPermission::System),
     IniEntryDef::new(CA_FILE, c"", IniEntryPermission::System),
     IniEntryDef::new(SHELL_SANDBOX, c"auto", IniEntryPermission::System),
@@ -50,6 +56,7 @@ static ENTRIES: IniEntryDefs<8> = IniEntryDefs::new([
     IniEntryDef::new(TEST_TRUST_ARGUMENTS, c"0", IniEntryPermission::System),
     IniEntryDef::new(DB_TIME_BUDGET_MS, c"0", IniEntryPermission::System),
     IniEntryDef::new(DURABLE_WRITES, c"0", IniEntryPermission::All),
+    IniEntryDef::new(SEARCH_CACHE_SIZE, c"16M", IniEntryPermission::System),
     IniEntryDef::end(),
 ]);
 
@@ -117,6 +124,14 @@ pub fn allow_loopback() -> bool {
 /// change it between calls).
 pub fn durable_writes() -> bool {
     current(DURABLE_WRITES).is_some_and(|v| parse_bool(&v))
+}
+
+/// code_search's tree cache budget in bytes: a count with an optional `K`, `M` or `G` (any
+/// case), as PHP reads `memory_limit`; anything else keeps the built-in default.
+pub fn search_cache_size() -> usize {
+    current(SEARCH_CACHE_SIZE)
+        .and_then(|v| crate::core::tools::code_search::tree_cache::parse_budget(&v))
+        .unwrap_or(crate::core::tools::code_search::tree_cache::BUDGET_DEFAULT)
 }
 
 /// PHP's own `pcre.jit` (on when PCRE is built without the setting): code_search compiles

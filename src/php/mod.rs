@@ -54,6 +54,7 @@ fn register_all() -> ext_php_rs::error::Result<()> {
 
 extern "C" fn startup(_ty: i32, module_number: i32) -> i32 {
     ini::register(module_number);
+    crate::core::tools::code_search::tree_cache::set_budget(ini::search_cache_size());
     // Relative paths in the core resolve against PHP's working directory (per thread in ZTS).
     crate::core::workdir::set_lookup(zend::php_cwd);
     crate::core::workdir::set_realpath(zend::php_realpath);

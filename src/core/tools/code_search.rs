@@ -35,10 +35,11 @@ pub mod regex_cache;
 pub mod scan;
 #[cfg(test)]
 mod tests;
+pub mod tree_cache;
 pub mod walk;
 
 use scan::{Line, Matcher};
-use walk::{Named, Visit, Walker};
+use walk::{Got, Named, Visit, Walker};
 
 use super::{success, Host, NativeTool, ToolError};
 use crate::core::budget::Budget;
@@ -699,10 +700,15 @@ impl CodeSearch {
         seen: &mut usize,
         found: &mut Found,
     ) -> bool {
-        if !v.read(open, self.hard_links(), buf) {
-            return true;
-        }
-        let buf = &buf[..];
+        let shared;
+        let buf: &[u8] = match v.fetch(open, self.hard_links(), buf) {
+            None => return true,
+            Some(Got::Buf) => buf,
+            Some(Got::Shared(bytes)) => {
+                shared = bytes;
+                &shared
+            }
+        };
         scan::for_each_match(buf, matcher, &mut found.skipped, |line: Line| {
             *seen += 1;
             if *seen <= p.offset {

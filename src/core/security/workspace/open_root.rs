@@ -115,6 +115,11 @@ impl OpenRoot {
         }
     }
 
+    /// The (device, inode) of the held root, when one is held.
+    pub fn identity(&self) -> Option<(u64, u64)> {
+        self.dir.as_ref().map(|(_, dev, ino)| (*dev, *ino))
+    }
+
     /// The root's descriptor, when one is held.
     pub fn dir_fd(&self) -> Option<BorrowedFd<'_>> {
         self.dir.as_ref().map(|(fd, _, _)| fd.as_fd())

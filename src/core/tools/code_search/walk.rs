@@ -14,10 +14,12 @@
 //! needed: a row, a file kept for a later pass ([`Named`]), a folder without a descriptor.
 
 use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
+use std::os::unix::fs::MetadataExt;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
 
 use super::listing::{self, Kind};
+use super::tree_cache::{Listing, Tree, Trust};
 use super::{extension_matches, scan, MAX_FILE_BYTES};
 use crate::core::budget::Budget;
 use crate::core::security::file_rules::{code_search_skips_entry, code_search_skips_path};
@@ -27,10 +29,14 @@ use crate::core::security::workspace::open_root::OpenRoot;
 /// Folder descriptors one search holds open at most (see the module docs).
 pub const HELD_FOLDERS_MAX: usize = 64;
 
-/// A folder of the walk: its path relative to the root and, once opened for its files, its
-/// descriptor (`None` inside when the bound was reached).
+/// A folder of the walk: its path relative to the root, its listing, its trust in the
+/// [`tree_cache`] (`Some` when cached), and, once opened for its files, its descriptor
+/// (`None` inside when the bound was reached).
 pub struct Folder {
     rel: Vec<u8>,
+    list: Arc<Listing>,
+    tree: Option<Tree>,
+    trust: Trust,
     fd: OnceLock<Option<OwnedFd>>,
     held: Arc<AtomicUsize>,
 }
@@ -81,33 +87,80 @@ fn take_slot(held: &AtomicUsize) -> bool {
     .is_ok()
 }
 
-/// A file the walk hands to the scan: its folder, its name there, and whether the entry is a
-/// link (followed and judged only when it is opened).
+/// A file the walk hands to the scan: its folder and its entry there (a link is followed and
+/// judged only when it is opened).
 pub struct Visit {
     at: Arc<Folder>,
-    name: Vec<u8>,
-    link: bool,
+    index: usize,
+}
+
+/// A file's bytes as [`Visit::fetch`] gives them: read into the caller's buffer, or shared
+/// with the tree cache.
+pub enum Got {
+    /// In the buffer passed in.
+    Buf,
+    /// The cached content (the buffer is left as it was).
+    Shared(Arc<[u8]>),
 }
 
 impl Visit {
+    fn name(&self) -> &[u8] {
+        &self.at.list[self.index].0
+    }
+
+    fn link(&self) -> bool {
+        self.at.list[self.index].1 == Kind::FileLink
+    }
+
     /// Its path relative to the root.
     pub fn rel(&self) -> Vec<u8> {
-        self.at.join(&self.name)
+        self.at.join(self.name())
     }
 
     /// The same file named by its whole path, holding no descriptor.
     pub fn named(&self) -> Named {
         Named {
             rel: self.rel(),
-            link: self.link,
+            link: self.link(),
         }
     }
 
-    /// [`read_at`] through its folder's descriptor, or from the root without one.
+    /// Its bytes when the scan may read it: from the tree cache when its folder is cached and
+    /// the file is, else [`read_at`] through its folder's descriptor (or from the root without
+    /// one) into `buf`, and then kept in the cache when it may be (a regular file reached by
+    /// its own name, with one link, within the size bound).
+    pub fn fetch(&self, open: &OpenRoot, hard_links: HardLinks, buf: &mut Vec<u8>) -> Option<Got> {
+        let f = &self.at;
+        let (name, link) = (self.name(), self.link());
+        let mut keep = None;
+        if let (Some(tree), Some(_), false) = (f.tree, f.trust, link) {
+            match tree.content(&f.rel, name) {
+                Ok(bytes) => return Some(Got::Shared(bytes)),
+                Err(gen) => keep = gen.map(|g| (tree, g)),
+            }
+        }
+        let links = match f.fd(open) {
+            Some(dir) => read_at(open, dir, name, link, hard_links, buf),
+            None => read_named(open, &self.rel(), link, hard_links, buf),
+        }?;
+        if let Some((tree, gen)) = keep {
+            if links == 1 && buf.len() as u64 <= MAX_FILE_BYTES {
+                tree.keep(&f.rel, name, gen, buf);
+            }
+        }
+        Some(Got::Buf)
+    }
+
+    /// [`Visit::fetch`] always into `buf` (a cached content is copied); whether it may be read.
     pub fn read(&self, open: &OpenRoot, hard_links: HardLinks, buf: &mut Vec<u8>) -> bool {
-        match self.at.fd(open) {
-            Some(dir) => read_at(open, dir, &self.name, self.link, hard_links, buf),
-            None => self.named().read(open, hard_links, buf),
+        match self.fetch(open, hard_links, buf) {
+            Some(Got::Buf) => true,
+            Some(Got::Shared(bytes)) => {
+                buf.clear();
+                buf.extend_from_slice(&bytes);
+                true
+            }
+            None => false,
         }
     }
 }
@@ -123,12 +176,23 @@ pub struct Named {
 impl Named {
     /// [`read_at`] from the root.
     pub fn read(&self, open: &OpenRoot, hard_links: HardLinks, buf: &mut Vec<u8>) -> bool {
-        match open.dir_fd() {
-            Some(root) => read_at(open, root, &self.rel, self.link, hard_links, buf),
-            None => {
-                buf.clear();
-                false
-            }
+        read_named(open, &self.rel, self.link, hard_links, buf).is_some()
+    }
+}
+
+/// [`read_at`] of `rel` from the root.
+fn read_named(
+    open: &OpenRoot,
+    rel: &[u8],
+    link: bool,
+    hard_links: HardLinks,
+    buf: &mut Vec<u8>,
+) -> Option<u64> {
+    match open.dir_fd() {
+        Some(root) => read_at(open, root, rel, link, hard_links, buf),
+        None => {
+            buf.clear();
+            None
         }
     }
 }
@@ -137,7 +201,7 @@ impl Named {
 /// when the scan may read it: no link crossed on the way; a link only to a regular file inside
 /// the workspace whose real path the search would not skip (secret, noise or security folder);
 /// one hard link unless allowed; at most [`MAX_FILE_BYTES`]. What is judged is the opened file,
-/// read through the same descriptor.
+/// read through the same descriptor. Gives the file's number of hard links when it was read.
 fn read_at(
     open: &OpenRoot,
     dir: BorrowedFd<'_>,
@@ -145,14 +209,18 @@ fn read_at(
     link: bool,
     hard_links: HardLinks,
     buf: &mut Vec<u8>,
-) -> bool {
+) -> Option<u64> {
+    #[cfg(test)]
+    tests::DISK_READS.with(|n| n.set(n.get() + 1));
     let skips = |real: &[u8]| code_search_skips_path(&String::from_utf8_lossy(real));
     let root = open.root_str().as_bytes();
     match beneath::open_judged_file(dir, root, rel, link, Want::File, hard_links, &skips) {
-        Ok((file, meta, _)) => scan::read_open(file, meta.len(), MAX_FILE_BYTES, buf),
+        Ok((file, meta, _)) => {
+            scan::read_open(file, meta.len(), MAX_FILE_BYTES, buf).then(|| meta.nlink())
+        }
         Err(_) => {
             buf.clear();
-            false
+            None
         }
     }
 }
@@ -161,7 +229,9 @@ fn read_at(
 /// name order, one file to scan at a time: noise folders, secret files and other extensions
 /// left out, folders descended into as they come. Entry types come from `listing`: links to
 /// files are handed over as links (followed and judged when opened), links to folders are not
-/// followed. It owns what it needs, so it can move to a helper thread part-way.
+/// followed. Listings come from the [`tree_cache`] where it holds them (a folder's descriptor
+/// is then only opened when one of its files is not cached). It owns what it needs, so it can
+/// move to a helper thread part-way.
 pub struct Walker {
     open: Arc<OpenRoot>,
     /// The walk's bound (`core::budget`), spent once per entry: once it is spent the walk
@@ -170,47 +240,76 @@ pub struct Walker {
     extension: String,
     /// Folder descriptors held by this walk's folders.
     held: Arc<AtomicUsize>,
-    /// The folders being listed, innermost last, with their entries still to visit.
-    stack: Vec<(Entries, Arc<Folder>)>,
+    tree: Option<Tree>,
+    /// The folders being listed, innermost last, with the index of their next entry.
+    stack: Vec<(usize, Arc<Folder>)>,
 }
 
-/// A folder's entries still to visit.
-type Entries = std::vec::IntoIter<(Vec<u8>, Kind)>;
-
 impl Walker {
-    /// A walk of `sub` (relative to the root; empty for the root).
+    /// A walk of `sub` (relative to the root; empty for the root), through the tree cache.
     pub fn new(open: Arc<OpenRoot>, sub: Vec<u8>, extension: String, budget: Arc<Budget>) -> Self {
+        let tree = open.identity().and_then(Tree::begin);
+        Self::with_tree(open, sub, extension, budget, tree)
+    }
+
+    /// The same walk reading everything from the disk.
+    pub fn uncached(
+        open: Arc<OpenRoot>,
+        sub: Vec<u8>,
+        extension: String,
+        budget: Arc<Budget>,
+    ) -> Self {
+        Self::with_tree(open, sub, extension, budget, None)
+    }
+
+    /// The same walk through the given cache (`None`: from the disk).
+    pub(crate) fn with_tree(
+        open: Arc<OpenRoot>,
+        sub: Vec<u8>,
+        extension: String,
+        budget: Arc<Budget>,
+        tree: Option<Tree>,
+    ) -> Self {
         let mut w = Walker {
             open,
             budget,
             extension,
             held: Arc::new(AtomicUsize::new(0)),
+            tree,
             stack: Vec::new(),
         };
         if let Some(root) = w.open.dir_fd() {
-            let dir = beneath::open_beneath(root, &sub, libc::O_RDONLY | libc::O_DIRECTORY);
-            w.enter(dir.ok(), sub);
+            let flags = libc::O_RDONLY | libc::O_DIRECTORY;
+            if let Ok(dir) = beneath::open_beneath(root, &sub, flags) {
+                let listed = match w.tree {
+                    Some(t) => t.start(&sub, dir.as_fd()),
+                    None => plain(dir.as_fd()),
+                };
+                w.enter(Some(dir), sub, listed);
+            }
         }
         w
     }
 
-    /// Start listing the folder `rel` opened as `dir` (nothing when it could not be opened or
-    /// listed), keeping the descriptor for its files while the bound allows.
-    fn enter(&mut self, dir: Option<OwnedFd>, rel: Vec<u8>) {
-        let Some(dir) = dir else { return };
-        let Some(entries) = listing::list_fd(dir.as_fd()) else {
-            return;
-        };
+    /// Start walking the folder `rel` with its listing (nothing when it could not be listed),
+    /// keeping its descriptor `dir` for its files while the bound allows.
+    fn enter(&mut self, dir: Option<OwnedFd>, rel: Vec<u8>, listed: Option<(Arc<Listing>, Trust)>) {
+        let Some((list, trust)) = listed else { return };
         let fd = OnceLock::new();
-        if take_slot(&self.held) {
-            let _ = fd.set(Some(dir));
+        if let Some(dir) = dir {
+            if take_slot(&self.held) {
+                let _ = fd.set(Some(dir));
+            }
         }
         let folder = Folder {
             rel,
+            list,
+            tree: self.tree,
+            trust,
             fd,
             held: self.held.clone(),
         };
-        self.stack.push((entries.into_iter(), Arc::new(folder)));
+        self.stack.push((0, Arc::new(folder)));
     }
 
     /// Whether every file was handed over.
@@ -219,46 +318,62 @@ impl Walker {
     }
 }
 
+/// A listing read now, not kept.
+fn plain(dir: BorrowedFd<'_>) -> Option<(Arc<Listing>, Trust)> {
+    listing::list_fd(dir).map(|l| (Arc::new(l), None))
+}
+
 impl Iterator for Walker {
     type Item = Visit;
 
     /// The next file to scan, in walk order.
     fn next(&mut self) -> Option<Visit> {
         loop {
-            let (entries, folder) = self.stack.last_mut()?;
-            let Some((name, kind)) = entries.next() else {
+            let (next, folder) = self.stack.last_mut()?;
+            let index = *next;
+            let Some((name, kind)) = folder.list.get(index) else {
                 self.stack.pop();
                 continue;
             };
+            *next += 1;
             if !self.budget.spend() {
                 self.stack.clear();
                 return None;
             }
             match kind {
                 Kind::Dir => {
-                    if code_search_skips_entry(&String::from_utf8_lossy(&name), false) {
+                    if code_search_skips_entry(&String::from_utf8_lossy(name), false) {
                         continue;
                     }
-                    let rel = folder.join(&name);
+                    let rel = folder.join(name);
+                    let trust = folder.trust;
+                    if let Some(cached) = self.tree.and_then(|t| t.child(&rel, trust)) {
+                        self.enter(None, rel, Some(cached));
+                        continue;
+                    }
                     let flags = libc::O_RDONLY | libc::O_DIRECTORY;
                     // Through the parent's descriptor when it is held, else from the root.
                     let dir = match folder.fd.get() {
-                        Some(Some(parent)) => beneath::open_beneath(parent.as_fd(), &name, flags),
+                        Some(Some(parent)) => beneath::open_beneath(parent.as_fd(), name, flags),
                         _ => match self.open.dir_fd() {
                             Some(root) => beneath::open_beneath(root, &rel, flags),
                             None => continue,
                         },
                     };
-                    self.enter(dir.ok(), rel);
+                    let Ok(dir) = dir else { continue };
+                    let listed = match self.tree {
+                        Some(t) => t.list_child(&rel, dir.as_fd(), trust),
+                        None => plain(dir.as_fd()),
+                    };
+                    self.enter(Some(dir), rel, listed);
                 }
                 Kind::File | Kind::FileLink => {
-                    if extension_matches(&name, &self.extension)
-                        && !code_search_skips_entry(&String::from_utf8_lossy(&name), true)
+                    if extension_matches(name, &self.extension)
+                        && !code_search_skips_entry(&String::from_utf8_lossy(name), true)
                     {
                         return Some(Visit {
                             at: folder.clone(),
-                            name,
-                            link: kind == Kind::FileLink,
+                            index,
                         });
                     }
                 }
@@ -272,4 +387,4 @@ impl Iterator for Walker {
 
 #[cfg(test)]
 #[path = "walk_tests.rs"]
-mod tests;
+pub(crate) mod tests;

@@ -8,6 +8,11 @@ use std::path::Path;
 
 use super::*;
 
+thread_local! {
+    /// Files this thread opened to read (`read_at`), for the tree cache's tests.
+    pub static DISK_READS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
 /// `count` folders side by side and a chain `depth` folders deep, each with a `f.txt` holding
 /// its own path relative to the root.
 fn tree(count: usize, depth: usize) -> tempfile::TempDir {
@@ -31,7 +36,7 @@ fn tree(count: usize, depth: usize) -> tempfile::TempDir {
 fn walker(root: &Path, sub: &str) -> Walker {
     let open = OpenRoot::get(root.to_str().unwrap()).unwrap();
     let budget = Arc::new(Budget::walk());
-    Walker::new(open, sub.as_bytes().to_vec(), String::new(), budget)
+    Walker::uncached(open, sub.as_bytes().to_vec(), String::new(), budget)
 }
 
 /// Every file of the walk, in order, its text read through [`Visit::read`].
