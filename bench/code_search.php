@@ -153,6 +153,39 @@ foreach ([['buildPayload', false, 'buildPayload'], ['/build\w+\(\$ord/', true, '
     printf("  %d hits; rg %.1f ms (rg -j1 %.1f ms); native/rg %.2fx, native/rg-j1 %.2fx (wall)\n",
         $native, $tr, $tr1, $tn / 1000 / $tr, $tn / 1000 / $tr1);
 }
+// The tree cache (php.ini phpclaw.search_cache_size): each child PHP times its first search of
+// the 2,000 files (cache empty: it reads every file, and watches every folder) and the next one
+// (warm), with the cache on (default budget, 16M: this ~16 MB tree does not fit whole), with a
+// budget that holds it, and off. Medians of 5 children each.
+$so = '';
+foreach (file('/proc/self/maps') ?: [] as $line) {
+    if (preg_match('#\s(/\S*libphpclaw\.so)$#', trim($line), $m)) {
+        $so = $m[1];
+        break;
+    }
+}
+if ($so !== '') {
+    $child = '<?php $t = new PhpClaw\Tools\CodeSearchTool(' . var_export($root, true) . ');
+        $a = hrtime(true); $t->execute(["pattern" => "buildPayload"]); $b = hrtime(true);
+        $t->execute(["pattern" => "buildPayload"]); $c = hrtime(true);
+        echo ($b - $a) / 1e6, " ", ($c - $b) / 1e6;';
+    $file = tempnam(sys_get_temp_dir(), 'phpclaw-bench-cache-');
+    file_put_contents($file, $child);
+    foreach (['16M (default)' => '16M', '64M' => '64M', '0 (off)' => '0'] as $label => $size) {
+        $first = $next = [];
+        for ($i = 0; $i < 5; $i++) {
+            $out = (string) shell_exec(escapeshellarg(PHP_BINARY) . ' -n -d extension=' . escapeshellarg($so)
+                . ' -d phpclaw.search_cache_size=' . $size . ' ' . escapeshellarg($file));
+            [$f, $n] = array_map('floatval', explode(' ', trim($out)) + [1 => 0]);
+            $first[] = $f;
+            $next[] = $n;
+        }
+        sort($first);
+        sort($next);
+        printf("  code_search literal, 2000 files, search_cache_size=%-14s first search %6.2f ms, next %6.2f ms\n", $label, $first[2], $next[2]);
+    }
+    unlink($file);
+}
 // A small tree (one folder of 100 files): searched on the calling thread, CPU time about its wall time.
 $small = json_decode($tool->execute(['pattern' => 'buildPayload', 'path' => 'src/m00']), true)['data']['total'];
 if ($small !== plain_search($root.'/src/m00', 'buildPayload', false)) {

@@ -28,6 +28,7 @@ use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
 
+pub mod content_blocks;
 pub mod listing;
 pub mod pool;
 pub mod prefilter;

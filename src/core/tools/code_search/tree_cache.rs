@@ -32,6 +32,7 @@ use std::collections::HashMap;
 use std::os::fd::{AsFd, AsRawFd, BorrowedFd, FromRawFd, OwnedFd};
 use std::sync::{Arc, LazyLock, Mutex, PoisonError};
 
+use super::content_blocks::{Block, Bytes, BLOCK};
 use super::listing::{self, Kind};
 
 /// Bytes of names and contents kept per process when php.ini does not say.
@@ -95,7 +96,7 @@ pub fn budget() -> usize {
 pub fn stats_of(cache: &Mutex<Cache>) -> (usize, usize, usize, usize) {
     let c = lock(cache);
     let folders = c.roots.iter().map(|r| r.folders.len()).sum();
-    (c.roots.len(), folders, c.bytes, c.by_wd.len())
+    (c.roots.len(), folders, c.bytes(), c.by_wd.len())
 }
 
 /// What the process's cache holds now.
@@ -121,13 +122,12 @@ pub type Listing = Vec<(Vec<u8>, Kind)>;
 /// A cache of listings and contents with its inotify instance (the process has one; tests
 /// make their own).
 pub struct Cache {
-    /// Bytes of names and contents kept at most.
+    /// Bytes kept at most: listings, an entry per kept file, and content blocks.
     budget: usize,
     notify: Option<(OwnedFd, u32)>,
     /// Least recently searched first.
     roots: Vec<Root>,
     by_wd: HashMap<i32, (RootId, Box<[u8]>)>,
-    bytes: usize,
     /// Numbers watches in the order they were added.
     seq: u64,
 }
@@ -135,7 +135,13 @@ pub struct Cache {
 struct Root {
     id: RootId,
     folders: HashMap<Box<[u8]>, Folder>,
+    /// Bytes held in the budget: its folders' `bytes` and its blocks.
     bytes: usize,
+    /// Bytes of the contents still kept (the rest of the blocks is waste).
+    live: usize,
+    /// Where kept contents are, filled in order; `fill` bytes of the last one are used.
+    blocks: Vec<Arc<Block>>,
+    fill: usize,
 }
 
 struct Folder {
@@ -148,8 +154,83 @@ struct Folder {
     /// Bumped by every event about it, so a content read that raced one is not kept.
     gen: u64,
     listing: Option<Arc<Listing>>,
-    files: HashMap<Box<[u8]>, Arc<[u8]>>,
+    files: HashMap<Box<[u8]>, Bytes>,
+    /// Its listing's and its files' entries' bytes in the budget.
     bytes: usize,
+    /// Bytes of its kept contents.
+    content: usize,
+}
+
+/// Bytes a kept file's entry costs besides its content.
+fn entry_bytes(name: &[u8]) -> usize {
+    name.len() + 64
+}
+
+impl Root {
+    fn new(id: RootId) -> Root {
+        Root {
+            id,
+            folders: HashMap::new(),
+            bytes: 0,
+            live: 0,
+            blocks: Vec::new(),
+            fill: 0,
+        }
+    }
+
+    /// Forget the kept content of `name` in the folder `rel`.
+    fn forget_file(&mut self, rel: &[u8], name: &[u8]) {
+        let Some(f) = self.folders.get_mut(rel) else {
+            return;
+        };
+        if let Some(old) = f.files.remove(name) {
+            f.bytes -= entry_bytes(name);
+            f.content -= old.len();
+            self.bytes -= entry_bytes(name);
+            self.live -= old.len();
+        }
+    }
+
+    /// Forget the listing of the folder `rel`.
+    fn forget_listing(&mut self, rel: &[u8]) {
+        let Some(f) = self.folders.get_mut(rel) else {
+            return;
+        };
+        if let Some(l) = f.listing.take() {
+            f.bytes -= listing_bytes(&l);
+            self.bytes -= listing_bytes(&l);
+        }
+    }
+
+    /// Remove the folder `rel`; its watch descriptor.
+    fn remove_folder(&mut self, rel: &[u8]) -> Option<i32> {
+        let f = self.folders.remove(rel)?;
+        self.bytes -= f.bytes;
+        self.live -= f.content;
+        Some(f.wd)
+    }
+
+    /// When less than half of the blocks is still kept content, forget every content so the
+    /// next searches fill new blocks without the holes (listings stay).
+    fn compact_if_wasteful(&mut self) {
+        let held = self.blocks.len() * BLOCK;
+        if self.blocks.is_empty()
+            || (self.live > 0 && (self.blocks.len() < 2 || self.live * 2 >= held))
+        {
+            return;
+        }
+        for f in self.folders.values_mut() {
+            let entries: usize = f.files.keys().map(|n| entry_bytes(n)).sum();
+            f.files.clear();
+            f.bytes -= entries;
+            self.bytes -= entries;
+            f.content = 0;
+        }
+        self.live = 0;
+        self.bytes -= held;
+        self.blocks.clear();
+        self.fill = 0;
+    }
 }
 
 /// Bytes a listing costs in the budget.
@@ -181,9 +262,13 @@ impl Cache {
             notify: None,
             roots: Vec::new(),
             by_wd: HashMap::new(),
-            bytes: 0,
             seq: 0,
         }
+    }
+
+    /// Bytes held in the budget.
+    fn bytes(&self) -> usize {
+        self.roots.iter().map(|r| r.bytes).sum()
     }
 
     fn set_budget(&mut self, bytes: usize) {
@@ -199,7 +284,6 @@ impl Cache {
         self.notify = None;
         self.roots.clear();
         self.by_wd.clear();
-        self.bytes = 0;
     }
 
     /// The instance of this process, made on first use; after a fork the inherited one is
@@ -290,49 +374,32 @@ impl Cache {
             return;
         }
         let child = join(&rel, name);
-        let mut gone = 0;
-        if let Some(root) = self.roots.iter_mut().find(|r| r.id == id) {
-            if let Some(f) = root.folders.get_mut(&rel[..]) {
-                f.gen += 1;
-                if let Some(old) = f.files.remove(name) {
-                    gone += old.len() + name.len();
-                }
-                if mask & NAMES_CHANGE != 0 {
-                    if let Some(l) = f.listing.take() {
-                        gone += listing_bytes(&l);
-                    }
-                }
-                f.bytes -= gone.min(f.bytes);
-            }
-            root.bytes -= gone.min(root.bytes);
-            let is_folder = mask & libc::IN_ISDIR != 0 || root.folders.contains_key(&child[..]);
-            self.bytes -= gone.min(self.bytes);
-            if is_folder {
-                self.drop_subtree(id, &child);
-            }
+        let Some(root) = self.root(id) else { return };
+        if let Some(f) = root.folders.get_mut(&rel[..]) {
+            f.gen += 1;
+        }
+        root.forget_file(&rel, name);
+        if mask & NAMES_CHANGE != 0 {
+            root.forget_listing(&rel);
+        }
+        root.compact_if_wasteful();
+        if mask & libc::IN_ISDIR != 0 || root.folders.contains_key(&child[..]) {
+            self.drop_subtree(id, &child);
         }
     }
 
     /// Drop the folder `rel` of root `id` and every cached folder inside it, with their
     /// watches.
     fn drop_subtree(&mut self, id: RootId, rel: &[u8]) {
-        let Some(root) = self.roots.iter_mut().find(|r| r.id == id) else {
-            return;
-        };
+        let Some(root) = self.root(id) else { return };
         let keys: Vec<Box<[u8]>> = root
             .folders
             .keys()
             .filter(|k| within(k, rel))
             .cloned()
             .collect();
-        let mut wds = Vec::with_capacity(keys.len());
-        for k in keys {
-            if let Some(f) = root.folders.remove(&k) {
-                root.bytes -= f.bytes.min(root.bytes);
-                self.bytes -= f.bytes.min(self.bytes);
-                wds.push(f.wd);
-            }
-        }
+        let wds: Vec<i32> = keys.iter().filter_map(|k| root.remove_folder(k)).collect();
+        root.compact_if_wasteful();
         for wd in wds {
             self.unwatch(wd);
         }
@@ -350,14 +417,15 @@ impl Cache {
     /// Drop least recently searched roots other than `keep` until `bytes` fit.
     fn shrink_to(&mut self, bytes: usize, keep: Option<RootId>) {
         let mut i = 0;
-        while self.bytes > bytes && i < self.roots.len() {
+        while self.bytes() > bytes && i < self.roots.len() {
             if Some(self.roots[i].id) == keep {
                 i += 1;
                 continue;
             }
-            let id = self.roots[i].id;
-            self.drop_subtree(id, b"");
-            self.roots.remove(i);
+            let root = self.roots.remove(i);
+            for f in root.folders.values() {
+                self.unwatch(f.wd);
+            }
         }
     }
 
@@ -367,10 +435,10 @@ impl Cache {
         if more > budget {
             return false;
         }
-        if self.bytes + more > budget {
-            self.shrink_to(budget.saturating_sub(more), Some(keep));
+        if self.bytes() + more > budget {
+            self.shrink_to(budget - more, Some(keep));
         }
-        self.bytes + more <= budget
+        self.bytes() + more <= budget
     }
 
     fn root(&mut self, id: RootId) -> Option<&mut Root> {
@@ -413,11 +481,7 @@ impl Tree {
                 let r = c.roots.remove(i);
                 c.roots.push(r);
             }
-            None => c.roots.push(Root {
-                id,
-                folders: HashMap::new(),
-                bytes: 0,
-            }),
+            None => c.roots.push(Root::new(id)),
         }
         Some(Tree { id, cache })
     }
@@ -534,6 +598,7 @@ impl Tree {
                         listing: None,
                         files: HashMap::new(),
                         bytes: 0,
+                        content: 0,
                     },
                 );
                 (wd, seq)
@@ -544,14 +609,13 @@ impl Tree {
         let l = Arc::new(listing::list_fd(dir)?);
         let cost = listing_bytes(&l);
         if c.room(cost, self.id) {
-            if let Some(f) = c.folder(self.id, rel) {
-                f.listing = Some(l.clone());
-                f.bytes += cost;
-                c.bytes += cost;
-                if let Some(r) = c.root(self.id) {
+            if let Some(r) = c.root(self.id) {
+                if let Some(f) = r.folders.get_mut(rel) {
+                    f.listing = Some(l.clone());
+                    f.bytes += cost;
                     r.bytes += cost;
+                    return Some((l, Some(seq)));
                 }
-                return Some((l, Some(seq)));
             }
         }
         Some((l, None))
@@ -559,7 +623,7 @@ impl Tree {
 
     /// The cached content of `name` in the cached folder `rel`, or the folder's generation to
     /// hand back to [`Tree::keep`] after reading it.
-    pub fn content(&self, rel: &[u8], name: &[u8]) -> Result<Arc<[u8]>, Option<u64>> {
+    pub fn content(&self, rel: &[u8], name: &[u8]) -> Result<Bytes, Option<u64>> {
         let mut c = lock(self.cache);
         let Some(f) = c.folder(self.id, rel) else {
             return Err(None);
@@ -571,24 +635,45 @@ impl Tree {
     }
 
     /// Keep what was read of `name` in `rel` unless an event about the folder came since the
-    /// read began (`gen`) or the budget has no room.
+    /// read began (`gen`) or the budget has no room (a file larger than a block is not kept).
     pub fn keep(&self, rel: &[u8], name: &[u8], gen: u64, bytes: &[u8]) {
-        let cost = bytes.len() + name.len();
-        let mut c = lock(self.cache);
-        let current = matches!(c.folder(self.id, rel), Some(f) if f.gen == gen);
-        if !current || !c.room(cost, self.id) {
+        if bytes.len() > BLOCK {
             return;
         }
-        let Some(f) = c.folder(self.id, rel) else {
+        let mut c = lock(self.cache);
+        let current = matches!(c.folder(self.id, rel), Some(f) if f.gen == gen && !f.files.contains_key(name));
+        let Some(r) = c.root(self.id).filter(|_| current) else {
             return;
         };
-        if f.files.insert(name.into(), bytes.into()).is_some() {
+        let new_block = r.blocks.is_empty() || r.fill + bytes.len() > BLOCK;
+        let cost = entry_bytes(name) + if new_block { BLOCK } else { 0 };
+        if !c.room(cost, self.id) {
             return;
         }
-        f.bytes += cost;
-        c.bytes += cost;
-        if let Some(r) = c.root(self.id) {
-            r.bytes += cost;
+        let Some(r) = c.root(self.id) else { return };
+        if new_block {
+            let Some(block) = Block::new() else { return };
+            r.blocks.push(Arc::new(block));
+            r.fill = 0;
+            r.bytes += BLOCK;
+        }
+        let Some(block) = r.blocks.last().cloned() else {
+            return;
+        };
+        let at = r.fill;
+        // SAFETY: `at..at + len` is past every range handed out of this block (`fill` only
+        // grows, under the lock) and inside it (checked above); written before it is shared.
+        let kept = unsafe {
+            block.write(at, bytes);
+            Bytes::new(block, at, bytes.len())
+        };
+        r.fill += bytes.len();
+        r.live += bytes.len();
+        r.bytes += entry_bytes(name);
+        if let Some(f) = r.folders.get_mut(rel) {
+            f.files.insert(name.into(), kept);
+            f.bytes += entry_bytes(name);
+            f.content += bytes.len();
         }
     }
 }

@@ -11,6 +11,7 @@ use std::sync::Mutex;
 
 use super::super::walk::tests::DISK_READS;
 use super::super::walk::Walker;
+use super::super::MAX_FILE_BYTES;
 use super::*;
 use crate::core::budget::Budget;
 use crate::core::security::workspace::beneath::HardLinks;
@@ -279,16 +280,16 @@ fn an_overflow_event_drops_everything_and_events_parse_across_names() {
 
 #[test]
 fn the_budget_bounds_what_is_kept_and_drops_the_least_recent_root_first() {
-    let c = cache(1 << 20);
+    use super::super::content_blocks::BLOCK;
+    let c = cache(4 * BLOCK);
     let (_d1, one) = workspace();
     let (_d2, two) = workspace();
-    fs::write(one.join("big.txt"), vec![b'x'; 4096]).unwrap();
     same_as_disk(c, &one, "");
     let (_, _, alone, _) = stats_of(c);
+    assert!(alone > BLOCK, "one block and the listings: {alone}");
     same_as_disk(c, &two, "");
     assert_eq!(same_as_disk(c, &one, ""), 0);
-    let (roots, _, both, _) = stats_of(c);
-    assert_eq!(roots, 2);
+    assert_eq!(stats_of(c).0, 2);
     // Room for root one alone: root two, the least recently searched, goes; one stays whole.
     lock(c).set_budget(alone);
     assert_eq!(stats_of(c).0, 1);
@@ -297,24 +298,59 @@ fn the_budget_bounds_what_is_kept_and_drops_the_least_recent_root_first() {
     // Searching root two again drops root one to make room.
     same_as_disk(c, &two, "");
     assert_eq!(same_as_disk(c, &two, ""), 0);
+    assert_eq!(stats_of(c).0, 1);
     assert!(stats_of(c).2 <= alone);
-    assert!(both > alone);
     lock(c).set_budget(0);
     assert_eq!(stats_of(c), (0, 0, 0, 0));
-    assert_eq!(same_as_disk(c, &one, ""), 5, "off: every file read");
-    assert_eq!(same_as_disk(c, &one, ""), 5);
+    assert_eq!(same_as_disk(c, &one, ""), 4, "off: every file read");
+    assert_eq!(same_as_disk(c, &one, ""), 4);
 }
 
 #[test]
 fn a_file_past_the_budget_is_read_from_the_disk() {
-    let c = cache(32 << 10);
+    use super::super::content_blocks::BLOCK;
+    // One block and room for the listings and entries: the second 1 MiB file would need a
+    // second block.
+    let c = cache(BLOCK + (16 << 10));
     let (_d, root) = workspace();
-    fs::write(root.join("big.txt"), vec![b'x'; 64 << 10]).unwrap();
-    // Within it: kept.
-    fs::write(root.join("fits.txt"), vec![b'y'; 16 << 10]).unwrap();
+    let most = MAX_FILE_BYTES as usize;
+    fs::write(root.join("big1.txt"), vec![b'x'; most]).unwrap();
+    fs::write(root.join("big2.txt"), vec![b'y'; most]).unwrap();
     same_as_disk(c, &root, "");
-    assert_eq!(same_as_disk(c, &root, ""), 1, "only big.txt");
-    assert!(stats_of(c).2 <= 32 << 10);
+    assert_eq!(same_as_disk(c, &root, ""), 1, "only big2.txt");
+    assert!(stats_of(c).2 <= BLOCK + (16 << 10));
+    // Without room for a block, only listings are kept.
+    let c = cache(BLOCK - 1);
+    same_as_disk(c, &root, "");
+    assert_eq!(same_as_disk(c, &root, ""), 6);
+    assert!(stats_of(c).1 > 0);
+}
+
+#[test]
+fn blocks_mostly_of_changed_files_are_given_back() {
+    use super::super::content_blocks::BLOCK;
+    let c = cache(BUDGET_DEFAULT);
+    let dir = tempfile::tempdir().unwrap();
+    let root = fs::canonicalize(dir.path()).unwrap();
+    let most = MAX_FILE_BYTES as usize;
+    for name in ["f1", "f2", "f3"] {
+        fs::write(root.join(name), vec![b'x'; most]).unwrap();
+    }
+    same_as_disk(c, &root, "");
+    assert_eq!(
+        stats_of(c).2,
+        2 * BLOCK + lock(c).roots[0].folders[&b""[..]].bytes
+    );
+    // One file changed: a third of the blocks is waste, kept.
+    fs::write(root.join("f1"), b"short").unwrap();
+    assert_eq!(same_as_disk(c, &root, ""), 1);
+    assert_eq!(same_as_disk(c, &root, ""), 0);
+    // Two changed: most of the first block is waste, so every content is given back and read
+    // again into one new block.
+    fs::write(root.join("f2"), b"short").unwrap();
+    assert_eq!(same_as_disk(c, &root, ""), 3);
+    assert_eq!(same_as_disk(c, &root, ""), 0);
+    assert!(stats_of(c).2 < 2 * BLOCK);
 }
 
 #[test]
@@ -322,9 +358,16 @@ fn room_is_made_up_to_the_budget_exactly() {
     let mut c = Cache::new(100);
     assert!(c.room(100, (0, 0)));
     assert!(!c.room(101, (0, 0)));
-    c.bytes = 60;
-    assert!(c.room(40, (0, 0)));
-    assert!(!c.room(41, (0, 0)));
+    let mut held = Root::new((0, 1));
+    held.bytes = 60;
+    c.roots.push(held);
+    assert!(c.room(40, (0, 1)));
+    assert!(
+        !c.room(41, (0, 1)),
+        "the root searched now is never dropped for room"
+    );
+    assert!(c.room(41, (0, 0)), "another is");
+    assert!(c.roots.is_empty());
 }
 
 #[test]

@@ -18,6 +18,7 @@ use std::os::unix::fs::MetadataExt;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
 
+use super::content_blocks::Bytes;
 use super::listing::{self, Kind};
 use super::tree_cache::{Listing, Tree, Trust};
 use super::{extension_matches, scan, MAX_FILE_BYTES};
@@ -100,7 +101,7 @@ pub enum Got {
     /// In the buffer passed in.
     Buf,
     /// The cached content (the buffer is left as it was).
-    Shared(Arc<[u8]>),
+    Shared(Bytes),
 }
 
 impl Visit {
