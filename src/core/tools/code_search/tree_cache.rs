@@ -34,6 +34,7 @@ use std::sync::{Arc, LazyLock, Mutex, PoisonError};
 
 use super::content_blocks::{Block, Bytes, BLOCK};
 use super::listing::{self, Kind};
+use crate::core::security::file_rules::code_search_skips_entry;
 
 /// Bytes of names and contents kept per process when php.ini does not say.
 pub const BUDGET_DEFAULT: usize = 16 << 20;
@@ -116,8 +117,30 @@ fn lock(cache: &Mutex<Cache>) -> std::sync::MutexGuard<'_, Cache> {
 /// A root's identity: the device and inode of the open workspace root.
 type RootId = (u64, u64);
 
-/// A folder's listing.
-pub type Listing = Vec<(Vec<u8>, Kind)>;
+/// A folder's entries as code_search walks them (sorted by name), with whether the search's
+/// name rules leave each out (noise and security folders, secret files): worked out once when
+/// it is listed, not on every search.
+pub struct Listing {
+    /// Name and type of each entry.
+    pub entries: Vec<(Vec<u8>, Kind)>,
+    /// Per entry: left out by the name rules.
+    pub skipped: Vec<bool>,
+}
+
+impl Listing {
+    /// The listing of the open folder `dir` (`listing::list_fd`).
+    pub fn read(dir: BorrowedFd<'_>) -> Option<Listing> {
+        let entries = listing::list_fd(dir)?;
+        let skipped = entries
+            .iter()
+            .map(|(name, kind)| {
+                let file = matches!(kind, Kind::File | Kind::FileLink);
+                code_search_skips_entry(&String::from_utf8_lossy(name), file)
+            })
+            .collect();
+        Some(Listing { entries, skipped })
+    }
+}
 
 /// A cache of listings and contents with its inotify instance (the process has one; tests
 /// make their own).
@@ -235,7 +258,7 @@ impl Root {
 
 /// Bytes a listing costs in the budget.
 fn listing_bytes(l: &Listing) -> usize {
-    l.iter().map(|(n, _)| n.len() + 32).sum::<usize>() + 64
+    l.entries.iter().map(|(n, _)| n.len() + 32).sum::<usize>() + 64
 }
 
 /// `rel` joined with `name` (no slash after an empty `rel`).
@@ -530,7 +553,7 @@ impl Tree {
         parent: Trust,
     ) -> Option<(Arc<Listing>, Trust)> {
         if parent.is_none() {
-            return listing::list_fd(dir).map(|l| (Arc::new(l), None));
+            return Listing::read(dir).map(|l| (Arc::new(l), None));
         }
         self.list(rel, dir, None)
     }
@@ -541,7 +564,7 @@ impl Tree {
         dir: BorrowedFd<'_>,
         known: Option<(u64, u64)>,
     ) -> Option<(Arc<Listing>, Trust)> {
-        let plain = || listing::list_fd(dir).map(|l| (Arc::new(l), None));
+        let plain = || Listing::read(dir).map(|l| (Arc::new(l), None));
         let Some((dev, ino)) = known.or_else(|| identity(dir)) else {
             return plain();
         };
@@ -606,7 +629,7 @@ impl Tree {
         };
         let _ = wd;
         // Watched before it is listed: whatever changes from here raises an event.
-        let l = Arc::new(listing::list_fd(dir)?);
+        let l = Arc::new(Listing::read(dir)?);
         let cost = listing_bytes(&l);
         if c.room(cost, self.id) {
             if let Some(r) = c.root(self.id) {
@@ -621,11 +644,12 @@ impl Tree {
         Some((l, None))
     }
 
-    /// The cached content of `name` in the cached folder `rel`, or the folder's generation to
-    /// hand back to [`Tree::keep`] after reading it.
-    pub fn content(&self, rel: &[u8], name: &[u8]) -> Result<Bytes, Option<u64>> {
+    /// The cached content of `name` in the cached folder `rel` watched as `seq` (the walk's
+    /// trust in it), or the folder's generation to hand back to [`Tree::keep`] after reading
+    /// it; nothing when the folder is no longer the one the walk listed.
+    pub fn content(&self, rel: &[u8], seq: u64, name: &[u8]) -> Result<Bytes, Option<u64>> {
         let mut c = lock(self.cache);
-        let Some(f) = c.folder(self.id, rel) else {
+        let Some(f) = c.folder(self.id, rel).filter(|f| f.seq == seq) else {
             return Err(None);
         };
         match f.files.get(name) {
@@ -634,14 +658,16 @@ impl Tree {
         }
     }
 
-    /// Keep what was read of `name` in `rel` unless an event about the folder came since the
-    /// read began (`gen`) or the budget has no room (a file larger than a block is not kept).
-    pub fn keep(&self, rel: &[u8], name: &[u8], gen: u64, bytes: &[u8]) {
+    /// Keep what was read of `name` in `rel` (watched as `seq`) unless an event about the
+    /// folder came since the read began (`gen`) or the budget has no room (a file larger than a
+    /// block is not kept).
+    pub fn keep(&self, rel: &[u8], seq: u64, name: &[u8], gen: u64, bytes: &[u8]) {
         if bytes.len() > BLOCK {
             return;
         }
         let mut c = lock(self.cache);
-        let current = matches!(c.folder(self.id, rel), Some(f) if f.gen == gen && !f.files.contains_key(name));
+        let current = matches!(c.folder(self.id, rel),
+            Some(f) if f.seq == seq && f.gen == gen && !f.files.contains_key(name));
         let Some(r) = c.root(self.id).filter(|_| current) else {
             return;
         };

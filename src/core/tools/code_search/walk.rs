@@ -19,11 +19,11 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
 
 use super::content_blocks::Bytes;
-use super::listing::{self, Kind};
+use super::listing::Kind;
 use super::tree_cache::{Listing, Tree, Trust};
 use super::{extension_matches, scan, MAX_FILE_BYTES};
 use crate::core::budget::Budget;
-use crate::core::security::file_rules::{code_search_skips_entry, code_search_skips_path};
+use crate::core::security::file_rules::code_search_skips_path;
 use crate::core::security::workspace::beneath::{self, HardLinks, Want};
 use crate::core::security::workspace::open_root::OpenRoot;
 
@@ -106,11 +106,11 @@ pub enum Got {
 
 impl Visit {
     fn name(&self) -> &[u8] {
-        &self.at.list[self.index].0
+        &self.at.list.entries[self.index].0
     }
 
     fn link(&self) -> bool {
-        self.at.list[self.index].1 == Kind::FileLink
+        self.at.list.entries[self.index].1 == Kind::FileLink
     }
 
     /// Its path relative to the root.
@@ -134,19 +134,19 @@ impl Visit {
         let f = &self.at;
         let (name, link) = (self.name(), self.link());
         let mut keep = None;
-        if let (Some(tree), Some(_), false) = (f.tree, f.trust, link) {
-            match tree.content(&f.rel, name) {
+        if let (Some(tree), Some(seq), false) = (f.tree, f.trust, link) {
+            match tree.content(&f.rel, seq, name) {
                 Ok(bytes) => return Some(Got::Shared(bytes)),
-                Err(gen) => keep = gen.map(|g| (tree, g)),
+                Err(gen) => keep = gen.map(|g| (tree, seq, g)),
             }
         }
         let links = match f.fd(open) {
             Some(dir) => read_at(open, dir, name, link, hard_links, buf),
             None => read_named(open, &self.rel(), link, hard_links, buf),
         }?;
-        if let Some((tree, gen)) = keep {
+        if let Some((tree, seq, gen)) = keep {
             if links == 1 && buf.len() as u64 <= MAX_FILE_BYTES {
-                tree.keep(&f.rel, name, gen, buf);
+                tree.keep(&f.rel, seq, name, gen, buf);
             }
         }
         Some(Got::Buf)
@@ -321,7 +321,7 @@ impl Walker {
 
 /// A listing read now, not kept.
 fn plain(dir: BorrowedFd<'_>) -> Option<(Arc<Listing>, Trust)> {
-    listing::list_fd(dir).map(|l| (Arc::new(l), None))
+    Listing::read(dir).map(|l| (Arc::new(l), None))
 }
 
 impl Iterator for Walker {
@@ -332,7 +332,7 @@ impl Iterator for Walker {
         loop {
             let (next, folder) = self.stack.last_mut()?;
             let index = *next;
-            let Some((name, kind)) = folder.list.get(index) else {
+            let Some((name, kind)) = folder.list.entries.get(index) else {
                 self.stack.pop();
                 continue;
             };
@@ -341,9 +341,10 @@ impl Iterator for Walker {
                 self.stack.clear();
                 return None;
             }
+            let skipped = folder.list.skipped[index];
             match kind {
                 Kind::Dir => {
-                    if code_search_skips_entry(&String::from_utf8_lossy(name), false) {
+                    if skipped {
                         continue;
                     }
                     let rel = folder.join(name);
@@ -369,9 +370,7 @@ impl Iterator for Walker {
                     self.enter(Some(dir), rel, listed);
                 }
                 Kind::File | Kind::FileLink => {
-                    if extension_matches(name, &self.extension)
-                        && !code_search_skips_entry(&String::from_utf8_lossy(name), true)
-                    {
+                    if !skipped && extension_matches(name, &self.extension) {
                         return Some(Visit {
                             at: folder.clone(),
                             index,
