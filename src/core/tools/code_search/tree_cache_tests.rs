@@ -440,3 +440,35 @@ fn any_bytes_as_events_never_panic() {
     // Whatever the events dropped, what is left is still right.
     same_as_disk(c, &root, "");
 }
+
+#[test]
+fn a_read_through_a_folder_watched_again_since_the_listing_is_not_kept() {
+    let c = cache(BUDGET_DEFAULT);
+    let (_d, root) = workspace();
+    let open = OpenRoot::get(root.to_str().unwrap()).unwrap();
+    let walker = |ext: &str| {
+        let tree = Tree::begin_in(c, open.identity().unwrap());
+        let budget = Arc::new(Budget::walk());
+        Walker::with_tree(open.clone(), Vec::new(), ext.to_string(), budget, tree)
+    };
+    // A search lists lib (and holds its descriptor) but has not read lib/b.php yet.
+    let first: Vec<_> = walker("").collect();
+    let b = first.iter().find(|v| v.rel() == b"lib/b.php").unwrap();
+    // Meanwhile lib is renamed and made again, and another search (of .md files only) lists
+    // the new lib: its cache entry is a new folder under the same path.
+    fs::rename(root.join("lib"), root.join("old")).unwrap();
+    fs::create_dir_all(root.join("lib/deep")).unwrap();
+    fs::write(root.join("lib/b.php"), "new beta\n").unwrap();
+    assert_eq!(walker("md").count(), 1);
+    // The first search reads the old file through the old folder; that is not kept for the
+    // new one.
+    let mut buf = Vec::new();
+    assert!(b.read(&open, HardLinks::Refuse, &mut buf));
+    assert_eq!(buf, b"beta\n");
+    let (got, _) = walk(Some(c), &root, "");
+    assert!(
+        got.contains(&("lib/b.php".into(), Some("new beta\n".into()))),
+        "{got:?}"
+    );
+    same_as_disk(c, &root, "");
+}
