@@ -269,17 +269,6 @@ pub struct Collected {
     pub skipped: Vec<(Skip, Vec<u8>)>,
 }
 
-/// `a/b` from a folder path (possibly empty) and a name.
-fn join(prefix: &[u8], name: &[u8]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(prefix.len() + 1 + name.len());
-    out.extend_from_slice(prefix);
-    if !prefix.is_empty() {
-        out.push(b'/');
-    }
-    out.extend_from_slice(name);
-    out
-}
-
 fn lossy(b: &[u8]) -> std::borrow::Cow<'_, str> {
     String::from_utf8_lossy(b)
 }
@@ -317,8 +306,8 @@ fn walk(
         if !budget.spend() {
             return;
         }
-        let child = join(rel, &name);
-        let in_workspace = join(source, &child);
+        let child = listing::join(rel, &name);
+        let in_workspace = listing::join(source, &child);
         match kind {
             Kind::Dir if is_security_dir(&lossy(&name)) => {
                 let mut shown = child;
@@ -446,7 +435,7 @@ impl ZipPackage {
             if !budget.in_time() {
                 break;
             }
-            let in_workspace = join(input.source.as_bytes(), &entry.rel);
+            let in_workspace = listing::join(input.source.as_bytes(), &entry.rel);
             let mut file =
                 match open.open_judged(&in_workspace, entry.link, Want::File, hard_links, &blocked)
                 {

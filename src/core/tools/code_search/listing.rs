@@ -51,6 +51,18 @@ impl Kind {
     }
 }
 
+/// The path of entry `name` of the folder at `rel` (relative to a walk's root; empty for the
+/// root itself, which takes no slash).
+pub fn join(rel: &[u8], name: &[u8]) -> Vec<u8> {
+    let mut path = Vec::with_capacity(rel.len() + 1 + name.len());
+    path.extend_from_slice(rel);
+    if !rel.is_empty() {
+        path.push(b'/');
+    }
+    path.extend_from_slice(name);
+    path
+}
+
 /// The entries of `dir` (without `.` and `..`) sorted by name bytes; `None` when it cannot be
 /// opened. A read error part-way ends the listing with the entries read so far.
 pub fn list(dir: &Path) -> Option<Vec<(Vec<u8>, Kind)>> {

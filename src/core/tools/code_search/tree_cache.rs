@@ -261,17 +261,6 @@ fn listing_bytes(l: &Listing) -> usize {
     l.entries.iter().map(|(n, _)| n.len() + 32).sum::<usize>() + 64
 }
 
-/// `rel` joined with `name` (no slash after an empty `rel`).
-fn join(rel: &[u8], name: &[u8]) -> Vec<u8> {
-    let mut p = Vec::with_capacity(rel.len() + 1 + name.len());
-    p.extend_from_slice(rel);
-    if !rel.is_empty() {
-        p.push(b'/');
-    }
-    p.extend_from_slice(name);
-    p
-}
-
 /// Whether `key` is `rel` or inside it.
 fn within(key: &[u8], rel: &[u8]) -> bool {
     rel.is_empty() || (key.starts_with(rel) && (key.len() == rel.len() || key[rel.len()] == b'/'))
@@ -396,7 +385,7 @@ impl Cache {
             }
             return;
         }
-        let child = join(&rel, name);
+        let child = listing::join(&rel, name);
         let Some(root) = self.root(id) else { return };
         if let Some(f) = root.folders.get_mut(&rel[..]) {
             f.gen += 1;

@@ -19,7 +19,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
 
 use super::content_blocks::Bytes;
-use super::listing::Kind;
+use super::listing::{self, Kind};
 use super::tree_cache::{Listing, Tree, Trust};
 use super::{extension_matches, scan, MAX_FILE_BYTES};
 use crate::core::budget::Budget;
@@ -62,13 +62,7 @@ impl Folder {
 
     /// The path of its entry `name` relative to the root.
     fn join(&self, name: &[u8]) -> Vec<u8> {
-        let mut rel = Vec::with_capacity(self.rel.len() + 1 + name.len());
-        rel.extend_from_slice(&self.rel);
-        if !rel.is_empty() {
-            rel.push(b'/');
-        }
-        rel.extend_from_slice(name);
-        rel
+        listing::join(&self.rel, name)
     }
 }
 
