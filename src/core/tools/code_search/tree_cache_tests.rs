@@ -472,3 +472,50 @@ fn a_read_through_a_folder_watched_again_since_the_listing_is_not_kept() {
     );
     same_as_disk(c, &root, "");
 }
+
+#[test]
+fn searches_on_several_threads_while_files_change_end_right() {
+    let c = cache(BUDGET_DEFAULT);
+    let (_d, root) = workspace();
+    for i in 0..40 {
+        fs::create_dir_all(root.join(format!("m{}", i % 8))).unwrap();
+        fs::write(
+            root.join(format!("m{}/f{i}.php", i % 8)),
+            format!("file {i}\n"),
+        )
+        .unwrap();
+    }
+    let stop = std::sync::atomic::AtomicBool::new(false);
+    std::thread::scope(|s| {
+        for _ in 0..3 {
+            s.spawn(|| {
+                while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                    // Four files of the workspace and forty, less the five of a folder that
+                    // may be renamed away for a moment.
+                    let (got, _) = walk(Some(c), &root, "");
+                    assert!(got.len() >= 39, "{}", got.len());
+                }
+            });
+        }
+        s.spawn(|| {
+            for round in 0..200 {
+                let i = round % 40;
+                let dir = root.join(format!("m{}", i % 8));
+                fs::write(
+                    dir.join(format!("f{i}.php")),
+                    format!("file {i} round {round}\n"),
+                )
+                .unwrap();
+                if round % 25 == 0 {
+                    // A folder renamed away and back: every cached path below it changes twice.
+                    let away = root.join(format!("away{round}"));
+                    fs::rename(&dir, &away).unwrap();
+                    fs::rename(&away, &dir).unwrap();
+                }
+            }
+            stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        });
+    });
+    same_as_disk(c, &root, "");
+    assert_eq!(same_as_disk(c, &root, ""), 0);
+}
