@@ -80,6 +80,10 @@ final class SearchCacheTest extends TestCase
             echo "parent ", $hits("needle"), "\n";
             file_put_contents("$ws/app/a.php", "x\nx\nneedle parent\n");
             echo "parent ", $hits("needle"), "\n";';
+        $probe = Subprocess::withModule('<?php echo function_exists("pcntl_fork") ? "yes" : "no";');
+        if ($probe['stdout'] !== 'yes') {
+            self::markTestSkipped('this PHP has no pcntl');
+        }
         $r = Subprocess::withModule($code);
         self::assertSame("app/a.php:1\nchild app/a.php:2\nparent app/a.php:2\nparent app/a.php:3\n", $r['stdout'], $r['stderr']);
     }
