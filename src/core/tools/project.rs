@@ -17,10 +17,12 @@ use std::cell::Cell;
 use std::io::Read as _;
 use std::os::fd::AsFd;
 use std::path::Path;
+use std::sync::Arc;
 
 pub mod lock;
 
-use super::code_search::listing::{self, Kind};
+use super::code_search::listing::Kind;
+use super::code_search::tree_cache::{Listing, Tree, Trust};
 use super::{success, Host, NativeTool, ToolError};
 use crate::core::budget::{Budget, WALK_TIME};
 use crate::core::security::file_rules::{is_blocked_path, project_skips_entry, project_skips_path};
@@ -176,6 +178,11 @@ pub fn tree(dir: &Path, depth: i64, level: i64) -> Array {
 
 /// [`tree`] within `budget`: the entries listed once it is spent are left out.
 pub fn tree_within(dir: &Path, depth: i64, level: i64, budget: &Budget) -> Array {
+    tree_through(dir, depth, level, budget, true)
+}
+
+/// [`tree_within`], through the tree cache or listing every folder from the disk.
+fn tree_through(dir: &Path, depth: i64, level: i64, budget: &Budget, cached: bool) -> Array {
     if level >= depth {
         return Array::new();
     }
@@ -189,8 +196,10 @@ pub fn tree_within(dir: &Path, depth: i64, level: i64, budget: &Budget) -> Array
         open: &open,
         depth,
         budget,
+        tree: open.identity().filter(|_| cached).and_then(Tree::begin),
     };
-    walk.list(&top.file, &mut Vec::new(), level)
+    let listed = walk.start(b"", &top.file);
+    walk.list(listed, &mut Vec::new(), level)
 }
 
 /// The tree opens folders to list them and links only to judge where they lead (`O_PATH`):
@@ -203,67 +212,108 @@ fn skipped_name(name: &[u8]) -> bool {
     std::str::from_utf8(name).is_ok_and(project_skips_entry)
 }
 
-/// One tree being listed beneath the open project root.
+/// One tree being listed beneath the open project root, through code_search's tree cache
+/// when it is on: a folder whose listing the cache holds (and trusts: see `tree_cache`) is not
+/// opened at all.
 struct TreeWalk<'a> {
     open: &'a OpenRoot,
     depth: i64,
     budget: &'a Budget,
+    tree: Option<Tree>,
 }
 
+/// A folder's listing, and its trust in the tree cache.
+type Listed = Option<(Arc<Listing>, Trust)>;
+
 impl TreeWalk<'_> {
-    /// The entries of the open folder `dir`, whose real path relative to the root is `rel`.
-    fn list(&self, dir: &std::fs::File, rel: &mut Vec<u8>, level: i64) -> Array {
-        let Some(entries) = listing::list_fd(dir.as_fd()) else {
+    /// The listing of a folder opened on its own (the root, or where a link leads), whose real
+    /// path relative to the root is `rel`.
+    fn start(&self, rel: &[u8], dir: &std::fs::File) -> Listed {
+        match self.tree {
+            Some(t) => t.start(rel, dir.as_fd()),
+            None => Listing::read(dir.as_fd()).map(|l| (Arc::new(l), None)),
+        }
+    }
+
+    /// The entries of a folder listed as `listed`, whose real path relative to the root is
+    /// `rel`.
+    fn list(&self, listed: Listed, rel: &mut Vec<u8>, level: i64) -> Array {
+        let Some((listing, trust)) = listed else {
             return Array::new();
         };
-        let mut items = Array::with_capacity(entries.len());
-        for (mut name, kind) in entries {
+        let mut items = Array::with_capacity(listing.entries.len());
+        for (name, kind) in &listing.entries {
             if !self.budget.spend() {
                 break;
             }
-            if skipped_name(&name) {
+            if skipped_name(name) {
                 continue;
             }
             match kind {
                 Kind::File | Kind::Other => {}
                 Kind::Dir | Kind::DirLink => {
-                    let Some(sub) = self.folder(rel, &name, kind.is_link(), level) else {
+                    let Some(sub) = self.folder(rel, name, kind.is_link(), level, trust) else {
                         continue;
                     };
-                    name.push(b'/');
-                    items.insert(name, Value::Array(sub));
+                    let mut key = Vec::with_capacity(name.len() + 1);
+                    key.extend_from_slice(name);
+                    key.push(b'/');
+                    items.insert(key, Value::Array(sub));
                     continue;
                 }
                 Kind::FileLink | Kind::OtherLink => {
-                    if !self.link_judged(rel, &name) {
+                    if !self.link_judged(rel, name) {
                         continue;
                     }
                 }
             }
-            let _ = items.push(Value::Str(name));
+            let _ = items.push(Value::Str(name.clone()));
         }
         items
     }
 
-    /// The tree of the folder `name` in `rel` (empty at the depth limit); None for a link to a
-    /// folder that may not be listed. A plain folder that cannot be opened lists as empty.
-    fn folder(&self, rel: &mut Vec<u8>, name: &[u8], link: bool, level: i64) -> Option<Array> {
+    /// The tree of the folder `name` in `rel` (a folder of trust `parent`; empty at the depth
+    /// limit); None for a link to a folder that may not be listed. A plain folder that cannot
+    /// be opened lists as empty.
+    fn folder(
+        &self,
+        rel: &mut Vec<u8>,
+        name: &[u8],
+        link: bool,
+        level: i64,
+        parent: Trust,
+    ) -> Option<Array> {
         let deeper = level + 1 < self.depth;
         if !link && !deeper {
             return Some(Array::new());
         }
         let base = push_name(rel, name);
-        let opened = self
-            .open
-            .open_judged(rel, link, Want::Dir, NAMES_ONLY, &skipped_path);
-        let sub = match opened {
-            Ok(mut d) if deeper && link => {
-                Some(self.list(&d.file, &mut d.real_relative, level + 1))
+        let cached = match self.tree {
+            Some(t) if !link => t.child(rel, parent),
+            _ => None,
+        };
+        let sub = if cached.is_some() {
+            Some(self.list(cached, rel, level + 1))
+        } else {
+            let opened = self
+                .open
+                .open_judged(rel, link, Want::Dir, NAMES_ONLY, &skipped_path);
+            match opened {
+                Ok(mut d) if deeper && link => {
+                    let listed = self.start(&d.real_relative, &d.file);
+                    Some(self.list(listed, &mut d.real_relative, level + 1))
+                }
+                Ok(d) if deeper => {
+                    let listed = match self.tree {
+                        Some(t) => t.list_child(rel, d.file.as_fd(), parent),
+                        None => Listing::read(d.file.as_fd()).map(|l| (Arc::new(l), None)),
+                    };
+                    Some(self.list(listed, rel, level + 1))
+                }
+                Ok(_) => Some(Array::new()),
+                Err(_) if link => None,
+                Err(_) => Some(Array::new()),
             }
-            Ok(d) if deeper => Some(self.list(&d.file, rel, level + 1)),
-            Ok(_) => Some(Array::new()),
-            Err(_) if link => None,
-            Err(_) => Some(Array::new()),
         };
         rel.truncate(base);
         sub
@@ -394,6 +444,43 @@ mod tests {
         let mut text = body.to_vec();
         text.resize(usize::try_from(len).unwrap(), b' ');
         std::fs::write(dir.join("composer.lock"), text).unwrap();
+    }
+
+    /// The tree through the cache, checked against the tree from the disk.
+    fn same_tree(root: &Path) {
+        let budget = || Budget::new(WALK_TIME, TREE_ENTRIES);
+        let cached = tree_through(root, 4, 0, &budget(), true);
+        let disk = tree_through(root, 4, 0, &budget(), false);
+        assert_eq!(format!("{cached:?}"), format!("{disk:?}"));
+    }
+
+    #[test]
+    fn a_tree_through_the_cache_is_the_tree_on_disk_after_changes() {
+        use std::os::unix::fs::symlink;
+        let dir = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(dir.path()).unwrap();
+        let outside = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(root.join("app/Models/deep")).unwrap();
+        std::fs::create_dir_all(root.join("lib")).unwrap();
+        std::fs::write(root.join("app/Models/User.php"), "x").unwrap();
+        symlink(root.join("lib"), root.join("app/lib-link")).unwrap();
+        same_tree(&root);
+        same_tree(&root);
+        std::fs::write(root.join("app/Models/deep/new.php"), "x").unwrap();
+        same_tree(&root);
+        std::fs::rename(root.join("app/Models"), root.join("Models")).unwrap();
+        same_tree(&root);
+        std::fs::create_dir_all(root.join("lib/inner")).unwrap();
+        same_tree(&root);
+        // A folder swapped for a link out of the project, and a link retargeted outside.
+        std::fs::rename(root.join("lib"), root.join("lib-old")).unwrap();
+        symlink(outside.path(), root.join("lib")).unwrap();
+        same_tree(&root);
+        std::fs::remove_file(root.join("app/lib-link")).unwrap();
+        symlink(outside.path(), root.join("app/lib-link")).unwrap();
+        same_tree(&root);
+        let t = tree_through(&root, 4, 0, &Budget::new(WALK_TIME, TREE_ENTRIES), true);
+        assert!(t.get("lib/").is_none() && t.get("lib-old/").is_some());
     }
 
     #[test]

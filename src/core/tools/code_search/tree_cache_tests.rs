@@ -519,3 +519,20 @@ fn searches_on_several_threads_while_files_change_end_right() {
     same_as_disk(c, &root, "");
     assert_eq!(same_as_disk(c, &root, ""), 0);
 }
+
+#[test]
+fn a_folder_cached_as_a_start_is_not_trusted_under_a_parent_watched_later() {
+    let c = cache(BUDGET_DEFAULT);
+    let (_d, root) = workspace();
+    same_as_disk(c, &root, "lib/deep");
+    // Its parent was never watched: this rename raises no event the cache hears.
+    fs::rename(root.join("lib"), root.join("was")).unwrap();
+    fs::create_dir_all(root.join("lib/deep")).unwrap();
+    fs::write(root.join("lib/deep/c.php"), "new\n").unwrap();
+    let (got, _) = walk(Some(c), &root, "");
+    assert!(
+        got.contains(&("lib/deep/c.php".into(), Some("new\n".into()))),
+        "{got:?}"
+    );
+    same_as_disk(c, &root, "");
+}
