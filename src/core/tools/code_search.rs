@@ -22,6 +22,9 @@
 //! one name, not every folder above it) and its path only put together for a row, each file is
 //! read once into a reused buffer and searched whole (`scan`), and a regex whose every match
 //! must contain some literal only has the lines holding that literal asked (`prefilter`).
+//! Between searches, listings and file contents stay in the process's `tree_cache`, kept true
+//! by inotify (php.ini `phpclaw.search_cache_size`), so a later search reads from the disk only
+//! what changed.
 
 use std::fs;
 use std::path::Path;

@@ -19,14 +19,16 @@
 //!   link elsewhere would not be seen), in a folder on a local file system ([`LOCAL_FS`]:
 //!   a remote writer's changes raise no event).
 //!
-//! What it cannot see (README, "Search cache"): writes through a shared memory mapping, and
-//! writes through a hard link made after the file was cached.
+//! What it cannot see (README, "php.ini setting `phpclaw.search_cache_size`"): writes through a
+//! shared memory mapping, and writes through a hard link made after the file was cached.
+//! project_info's tree uses the listings the same way (`Tree::start`, `Tree::child`).
 //!
-//! Bounds: at most [`budget`] bytes of names and contents per process (php.ini
-//! `phpclaw.search_cache_size`; 0 turns the cache off), the least recently searched root
-//! dropped first; at most [`WATCHES_MAX`] watched folders; one inotify instance per process,
-//! made at the first search. A queue overflow drops everything. A forked child starts with an
-//! empty cache of its own (the instance is shared with the parent after a fork).
+//! Bounds: at most [`budget`] bytes per process (php.ini `phpclaw.search_cache_size`; 0 turns
+//! the cache off): listings, an entry per kept file, and the contents in 2 MiB blocks
+//! (`content_blocks`); the least recently searched root dropped first, and a root whose blocks
+//! are mostly waste refilled; at most [`WATCHES_MAX`] watched folders; one inotify instance per
+//! process, made at the first search. A queue overflow drops everything. A forked child starts
+//! with an empty cache of its own (the instance is shared with the parent after a fork).
 
 use std::collections::HashMap;
 use std::os::fd::{AsFd, AsRawFd, BorrowedFd, FromRawFd, OwnedFd};
