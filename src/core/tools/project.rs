@@ -231,7 +231,7 @@ impl TreeWalk<'_> {
     fn start(&self, rel: &[u8], dir: &std::fs::File) -> Listed {
         match self.tree {
             Some(t) => t.start(rel, dir.as_fd()),
-            None => Listing::read(dir.as_fd()).map(|l| (Arc::new(l), None)),
+            None => Listing::uncached(dir.as_fd()),
         }
     }
 
@@ -306,7 +306,7 @@ impl TreeWalk<'_> {
                 Ok(d) if deeper => {
                     let listed = match self.tree {
                         Some(t) => t.list_child(rel, d.file.as_fd(), parent),
-                        None => Listing::read(d.file.as_fd()).map(|l| (Arc::new(l), None)),
+                        None => Listing::uncached(d.file.as_fd()),
                     };
                     Some(self.list(listed, rel, level + 1))
                 }

@@ -130,6 +130,11 @@ pub struct Listing {
 }
 
 impl Listing {
+    /// [`Listing::read`] not kept by the cache (trust `None`: nothing below it is kept either).
+    pub fn uncached(dir: BorrowedFd<'_>) -> Option<(Arc<Listing>, Trust)> {
+        Listing::read(dir).map(|l| (Arc::new(l), None))
+    }
+
     /// The listing of the open folder `dir` (`listing::list_fd`).
     pub fn read(dir: BorrowedFd<'_>) -> Option<Listing> {
         let entries = listing::list_fd(dir)?;
@@ -544,7 +549,7 @@ impl Tree {
         parent: Trust,
     ) -> Option<(Arc<Listing>, Trust)> {
         if parent.is_none() {
-            return Listing::read(dir).map(|l| (Arc::new(l), None));
+            return Listing::uncached(dir);
         }
         self.list(rel, dir, None)
     }
@@ -555,7 +560,7 @@ impl Tree {
         dir: BorrowedFd<'_>,
         known: Option<(u64, u64)>,
     ) -> Option<(Arc<Listing>, Trust)> {
-        let plain = || Listing::read(dir).map(|l| (Arc::new(l), None));
+        let plain = || Listing::uncached(dir);
         let Some((dev, ino)) = known.or_else(|| identity(dir)) else {
             return plain();
         };

@@ -179,15 +179,22 @@ fn a_folder_renamed_and_made_again_is_listed_again() {
     assert_eq!(same_as_disk(c, &root, ""), 0);
 }
 
-#[test]
-fn a_start_folder_whose_parent_was_renamed_is_not_trusted() {
-    let c = cache(BUDGET_DEFAULT);
-    let (_d, root) = workspace();
-    // Cached from a walk that starts inside it: its parent is not watched.
+/// A workspace whose `lib/deep` was cached by a walk that starts there (so `lib` is not
+/// watched), then `lib` renamed away and `lib/deep/c.php` made again: the rename raises no event
+/// the cache hears.
+fn start_cached_then_parent_replaced(c: &'static Mutex<Cache>) -> (tempfile::TempDir, PathBuf) {
+    let (d, root) = workspace();
     same_as_disk(c, &root, "lib/deep");
     fs::rename(root.join("lib"), root.join("was")).unwrap();
     fs::create_dir_all(root.join("lib/deep")).unwrap();
     fs::write(root.join("lib/deep/c.php"), "new\n").unwrap();
+    (d, root)
+}
+
+#[test]
+fn a_start_folder_whose_parent_was_renamed_is_not_trusted() {
+    let c = cache(BUDGET_DEFAULT);
+    let (_d, root) = start_cached_then_parent_replaced(c);
     assert_eq!(same_as_disk(c, &root, "lib/deep"), 1);
     // Reached from the root, the folder cached as a start is listed again under its parent.
     fs::write(root.join("lib/deep/c.php"), "newer\n").unwrap();
@@ -523,12 +530,7 @@ fn searches_on_several_threads_while_files_change_end_right() {
 #[test]
 fn a_folder_cached_as_a_start_is_not_trusted_under_a_parent_watched_later() {
     let c = cache(BUDGET_DEFAULT);
-    let (_d, root) = workspace();
-    same_as_disk(c, &root, "lib/deep");
-    // Its parent was never watched: this rename raises no event the cache hears.
-    fs::rename(root.join("lib"), root.join("was")).unwrap();
-    fs::create_dir_all(root.join("lib/deep")).unwrap();
-    fs::write(root.join("lib/deep/c.php"), "new\n").unwrap();
+    let (_d, root) = start_cached_then_parent_replaced(c);
     let (got, _) = walk(Some(c), &root, "");
     assert!(
         got.contains(&("lib/deep/c.php".into(), Some("new\n".into()))),

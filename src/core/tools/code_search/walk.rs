@@ -278,7 +278,7 @@ impl Walker {
             if let Ok(dir) = beneath::open_beneath(root, &sub, flags) {
                 let listed = match w.tree {
                     Some(t) => t.start(&sub, dir.as_fd()),
-                    None => plain(dir.as_fd()),
+                    None => Listing::uncached(dir.as_fd()),
                 };
                 w.enter(Some(dir), sub, listed);
             }
@@ -311,11 +311,6 @@ impl Walker {
     pub fn is_done(&self) -> bool {
         self.stack.is_empty()
     }
-}
-
-/// A listing read now, not kept.
-fn plain(dir: BorrowedFd<'_>) -> Option<(Arc<Listing>, Trust)> {
-    Listing::read(dir).map(|l| (Arc::new(l), None))
 }
 
 impl Iterator for Walker {
@@ -359,7 +354,7 @@ impl Iterator for Walker {
                     let Ok(dir) = dir else { continue };
                     let listed = match self.tree {
                         Some(t) => t.list_child(&rel, dir.as_fd(), trust),
-                        None => plain(dir.as_fd()),
+                        None => Listing::uncached(dir.as_fd()),
                     };
                     self.enter(Some(dir), rel, listed);
                 }
