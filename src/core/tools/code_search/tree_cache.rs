@@ -23,7 +23,7 @@
 //! shared memory mapping, and writes through a hard link made after the file was cached.
 //! project_info's tree uses the listings the same way (`Tree::start`, `Tree::child`).
 //!
-//! Bounds: at most [`budget`] bytes per process (php.ini `phpclaw.search_cache_size`; 0 turns
+//! Bounds: at most the budget's bytes per process (php.ini `phpclaw.search_cache_size`; 0 turns
 //! the cache off): listings, an entry per kept file, and the contents in 2 MiB blocks
 //! (`content_blocks`); the least recently searched root dropped first, and a root whose blocks
 //! are mostly waste refilled; at most [`WATCHES_MAX`] watched folders; one inotify instance per
@@ -88,28 +88,6 @@ pub fn parse_budget(v: &[u8]) -> Option<usize> {
         return None;
     }
     digits.parse::<usize>().ok()?.checked_mul(1 << shift)
-}
-
-/// The process's budget in bytes.
-pub fn budget() -> usize {
-    lock(&CACHE).budget
-}
-
-/// What a cache holds now: (roots, folders, bytes, watches), for tests and benchmarks.
-pub fn stats_of(cache: &Mutex<Cache>) -> (usize, usize, usize, usize) {
-    let c = lock(cache);
-    let folders = c.roots.iter().map(|r| r.folders.len()).sum();
-    (c.roots.len(), folders, c.bytes(), c.by_wd.len())
-}
-
-/// What the process's cache holds now.
-pub fn stats() -> (usize, usize, usize, usize) {
-    stats_of(&CACHE)
-}
-
-/// Drop everything the process's cache holds.
-pub fn clear() {
-    lock(&CACHE).reset();
 }
 
 fn lock(cache: &Mutex<Cache>) -> std::sync::MutexGuard<'_, Cache> {
@@ -321,6 +299,12 @@ impl Cache {
             // SAFETY: just made, owned by nobody else.
             self.notify = Some((unsafe { OwnedFd::from_raw_fd(fd) }, pid));
         }
+        self.fd()
+    }
+
+    /// The instance as it is, without the fork check (done once per search, in
+    /// [`Tree::begin`]).
+    fn fd(&self) -> Option<BorrowedFd<'_>> {
         self.notify.as_ref().map(|(fd, _)| fd.as_fd())
     }
 
@@ -328,7 +312,7 @@ impl Cache {
     fn drain(&mut self) {
         let mut buf = [0u64; 1024];
         loop {
-            let Some(fd) = self.instance() else { return };
+            let Some(fd) = self.fd() else { return };
             // SAFETY: reads into a buffer of the given size, aligned for inotify_event.
             let n = unsafe {
                 libc::read(
@@ -575,9 +559,9 @@ impl Tree {
         // A folder already cached under this path keeps its watch (its listing was dropped).
         let existing = c
             .folder(self.id, rel)
-            .map(|f| (f.dev == dev && f.ino == ino, f.wd));
-        let (wd, seq) = match existing {
-            Some((true, wd)) => (wd, c.folder(self.id, rel).map_or(0, |f| f.seq)),
+            .map(|f| (f.dev == dev && f.ino == ino, f.seq));
+        let seq = match existing {
+            Some((true, seq)) => seq,
             other => {
                 if other.is_some() {
                     c.drop_subtree(self.id, rel);
@@ -586,7 +570,7 @@ impl Tree {
                     drop(c);
                     return plain();
                 }
-                let Some(fd) = c.instance() else {
+                let Some(fd) = c.fd() else {
                     drop(c);
                     return plain();
                 };
@@ -620,10 +604,9 @@ impl Tree {
                         content: 0,
                     },
                 );
-                (wd, seq)
+                seq
             }
         };
-        let _ = wd;
         // Watched before it is listed: whatever changes from here raises an event.
         let l = Arc::new(Listing::read(dir)?);
         let cost = listing_bytes(&l);
@@ -701,7 +684,7 @@ impl Tree {
 }
 
 /// Device and inode of an open descriptor.
-pub fn identity(fd: BorrowedFd<'_>) -> Option<(u64, u64)> {
+fn identity(fd: BorrowedFd<'_>) -> Option<(u64, u64)> {
     let mut st = std::mem::MaybeUninit::<libc::stat>::uninit();
     // SAFETY: fstat fills the buffer on success.
     if unsafe { libc::fstat(fd.as_raw_fd(), st.as_mut_ptr()) } != 0 {

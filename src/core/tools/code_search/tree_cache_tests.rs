@@ -23,6 +23,13 @@ fn cache(budget: usize) -> &'static Mutex<Cache> {
     Box::leak(Box::new(Mutex::new(Cache::new(budget))))
 }
 
+/// What a cache holds now: (roots, folders, bytes, watches).
+fn stats_of(cache: &Mutex<Cache>) -> (usize, usize, usize, usize) {
+    let c = lock(cache);
+    let folders = c.roots.iter().map(|r| r.folders.len()).sum();
+    (c.roots.len(), folders, c.bytes(), c.by_wd.len())
+}
+
 /// A small workspace: `a.php`, `lib/b.php`, `lib/deep/c.php`, `docs/d.md`.
 fn workspace() -> (tempfile::TempDir, PathBuf) {
     let dir = tempfile::tempdir().unwrap();
